@@ -1,0 +1,34 @@
+import { TZDate } from '@date-fns/tz';
+import { addCalendarDays, type CalendarDate, calendarDateParts } from './calendar-date';
+
+/** "Today", the cutoff and the void window are all in Pacific time (DESIGN §9). */
+export const PACIFIC_TIME_ZONE = 'America/Los_Angeles';
+
+const pad = (value: number, width = 2) => String(value).padStart(width, '0');
+
+/** The processing day of an instant: its calendar date in America/Los_Angeles. */
+export function pacificDate(instant: Date): CalendarDate {
+  if (Number.isNaN(instant.getTime())) throw new RangeError('pacificDate needs a valid Date');
+  const local = new TZDate(instant.getTime(), PACIFIC_TIME_ZONE);
+  return `${pad(local.getFullYear(), 4)}-${pad(local.getMonth() + 1)}-${pad(local.getDate())}`;
+}
+
+/** 00:00 Pacific on the date, as an instant. Midnight always exists there: DST changes at 02:00. */
+export function startOfPacificDay(date: CalendarDate): Date {
+  const { year, month, day } = calendarDateParts(date);
+  return new Date(new TZDate(year, month - 1, day, 0, 0, 0, 0, PACIFIC_TIME_ZONE).getTime());
+}
+
+/** 23:59:59.999 Pacific on the date (the day's cutoff), as an instant; 23, 24 or 25 hours after its start. */
+export function endOfPacificDay(date: CalendarDate): Date {
+  return new Date(startOfPacificDay(addCalendarDays(date, 1)).getTime() - 1);
+}
+
+/** A card payment can be voided until the end of the Pacific day it was processed on. */
+export function voidWindowEnd(processedAt: Date): Date {
+  return endOfPacificDay(pacificDate(processedAt));
+}
+
+export function isWithinVoidWindow(processedAt: Date, now: Date): boolean {
+  return now.getTime() <= voidWindowEnd(processedAt).getTime();
+}

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+
+/**
+ * Development defaults let `npm start` work on a fresh clone. Each one is well known, so production
+ * refuses to start with any of them, and development prints a warning naming the variables it defaulted.
+ */
+const DEV_DEFAULTS = {
+  ADMIN_TOKEN: 'dev-admin-token',
+  INTERNAL_SECRET: 'dev-internal-secret-change-me-0123456789',
+  TOKEN_SIGNING_KEYS: 'k1:dev-token-signing-key-change-me-0123456789',
+  // 32 zero-free bytes, base64: development only.
+  DATA_ENCRYPTION_KEYS: 'd1:ZGV2LWRhdGEta2V5LWNoYW5nZS1tZS0wMTIzNDU2Nzg=',
+  BLIND_INDEX_KEY: 'dev-blind-index-key-change-me-0123456789',
+} as const;
+
+type SecretName = keyof typeof DEV_DEFAULTS;
+
+const keyRing = (minBytes: number, encoding: 'utf8' | 'base64') =>
+  z.string().transform((value, ctx) => {
+    const keys = value
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean)
+      .map((part) => {
+        const at = part.indexOf(':');
+        return at > 0 ? { id: part.slice(0, at), secret: Buffer.from(part.slice(at + 1), encoding) } : null;
+      });
+    if (keys.length === 0 || keys.some((key) => key === null || key.secret.length < minBytes)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected comma-separated "id:secret" pairs, each secret at least ${minBytes} bytes (${encoding})`,
+      });
+      return z.NEVER;
+    }
+    return keys as { id: string; secret: Buffer }[];
+  });
+
+const port = z.coerce.number().int().min(0).max(65535);
+const bool = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+export const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  PORT: port.default(8080),
+  PAYMENTS_PORT: port.default(8081),
+  MERCHANTS_PORT: port.default(8082),
+  SETTLEMENT_PORT: port.default(8083),
+  DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/pps'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  QUEUE_PREFIX: z.string().min(1).default('pps'),
+  PUBLIC_BASE_URL: z
+    .string()
+    .url()
+    .default('http://localhost:8080')
+    .transform((url) => url.replace(/\/+$/, '')),
+  PAYMENTS_URL: z.string().url().optional(),
+  MERCHANTS_URL: z.string().url().optional(),
+  ADMIN_TOKEN: z.string().min(16).default(DEV_DEFAULTS.ADMIN_TOKEN),
+  INTERNAL_SECRET: z.string().min(32).default(DEV_DEFAULTS.INTERNAL_SECRET),
+  TOKEN_SIGNING_KEYS: keyRing(32, 'utf8').prefault(DEV_DEFAULTS.TOKEN_SIGNING_KEYS),
+  DATA_ENCRYPTION_KEYS: keyRing(32, 'base64').prefault(DEV_DEFAULTS.DATA_ENCRYPTION_KEYS),
+  BLIND_INDEX_KEY: z.string().min(32).default(DEV_DEFAULTS.BLIND_INDEX_KEY),
+  APP_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(5000),
+  MIN_AMOUNT_CENTS: z.coerce.number().int().min(1).default(50),
+  MAX_AMOUNT_CENTS: z.coerce.number().int().min(1).default(100_000_000),
+  FEE_RATE_BASIS_POINTS: z.coerce.number().int().min(0).max(10_000).default(290),
+  FEE_FIXED_CENTS: z.coerce.number().int().min(0).default(30),
+  IDEMPOTENCY_TTL_DAYS: z.coerce.number().int().min(1).max(90).default(7),
+  CARD_SETTLEMENT_BUSINESS_DAYS: z.coerce.number().int().min(0).max(30).default(1),
+  ACH_SETTLEMENT_BUSINESS_DAYS: z.coerce.number().int().min(0).max(30).default(3),
+  WEBHOOK_ALLOW_PRIVATE: bool.optional(),
+  DEMO_ACCOUNT: bool.default(true),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses the environment once. Throws ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config & { warnings: string[] } {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const defaulted = (Object.keys(DEV_DEFAULTS) as SecretName[]).filter((name) => !env[name]);
+  if (parsed.data.NODE_ENV === 'production' && defaulted.length > 0) {
+    throw new ConfigError(`Invalid configuration: production refuses default secrets; set ${defaulted.join(', ')}`);
+  }
+  const warnings = defaulted.map((name) => `${name} is not set: using the development default (never in production)`);
+  return { ...parsed.data, warnings };
+}
+
+/** Convenience for tests: a config with overrides, no warnings printed. */
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...overrides });
+}

@@ -1,0 +1,202 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import {
+  authenticated,
+  errorResponses,
+  idParam,
+  isoTimestamp,
+  jsonBody,
+  jsonResponse,
+  requestEnvelope,
+  resourceSchema,
+  singleDocument,
+} from './common';
+
+const apiKeyHeader = z.object({
+  'x-api-key': z
+    .string()
+    .optional()
+    .openapi({ param: { name: 'x-api-key', in: 'header' }, example: 'sk_test_…' }),
+});
+
+// ── /auth ──────────────────────────────────────────────────────────────────────
+const appKeyResource = resourceSchema(
+  'auth',
+  z.object({ appId: z.string(), appKey: z.string(), keyVersion: z.number().int() }),
+).openapi('AppKey');
+
+export const createAppKeyRoute = createRoute({
+  method: 'post',
+  path: '/auth/key',
+  tags: ['Auth'],
+  summary: 'Create an app key (invalidates the previous key and the tokens minted from it)',
+  request: {
+    headers: apiKeyHeader,
+    body: jsonBody(requestEnvelope('auth', z.object({ appId: z.string().min(1).openapi({ example: 'app_…' }) }))),
+  },
+  responses: {
+    201: jsonResponse('The new app key; data.id is the API key', singleDocument(appKeyResource)),
+    ...errorResponses(400, 401, 403, 413, 415),
+  },
+});
+
+const appTokenResource = resourceSchema(
+  'auth',
+  z.object({ appToken: z.string(), tokenType: z.literal('Bearer'), expiresAt: isoTimestamp, expiresIn: z.number() }),
+).openapi('AppToken');
+
+export const createAppTokenRoute = createRoute({
+  method: 'post',
+  path: '/auth/token',
+  tags: ['Auth'],
+  summary: 'Create an app token, valid one hour',
+  request: {
+    headers: apiKeyHeader,
+    body: jsonBody(requestEnvelope('auth', z.object({ appKey: z.string().min(1) }))),
+  },
+  responses: {
+    201: jsonResponse('The app token', singleDocument(appTokenResource)),
+    ...errorResponses(400, 401, 403, 413, 415),
+  },
+});
+
+const tokenInfoResource = resourceSchema(
+  'auth',
+  z.object({
+    valid: z.literal(true),
+    appId: z.string(),
+    accountId: z.string(),
+    expiresAt: isoTimestamp,
+    expiresIn: z.number().int(),
+  }),
+).openapi('AppTokenInfo');
+
+export const verifyAppTokenRoute = createRoute({
+  method: 'get',
+  path: '/auth/token',
+  tags: ['Auth'],
+  summary: 'Verify the app token of this call: its app, account and expiry',
+  security: authenticated,
+  responses: {
+    200: jsonResponse('The token is valid', singleDocument(tokenInfoResource)),
+    ...errorResponses(401, 403),
+  },
+});
+
+const accountInfoResource = resourceSchema(
+  'auth',
+  z.object({
+    accountId: z.string(),
+    accountName: z.string(),
+    status: z.enum(['active', 'disabled']),
+    apps: z.array(
+      z.object({ appId: z.string(), name: z.string(), keyVersion: z.number().int(), createdAt: isoTimestamp }),
+    ),
+  }),
+).openapi('AuthAccount');
+
+export const getAuthRoute = createRoute({
+  method: 'get',
+  path: '/auth',
+  tags: ['Auth'],
+  summary: "The caller's account and apps",
+  security: authenticated,
+  responses: {
+    200: jsonResponse("The caller's account", singleDocument(accountInfoResource)),
+    ...errorResponses(401, 403),
+  },
+});
+
+// ── /admin ─────────────────────────────────────────────────────────────────────
+const accountAttributes = z.object({
+  name: z.string(),
+  status: z.enum(['active', 'disabled']),
+  createdAt: isoTimestamp,
+  updatedAt: isoTimestamp,
+  apiKey: z.string().optional().openapi({ description: 'Shown in full only on creation' }),
+  appId: z.string().optional(),
+});
+const accountResource = resourceSchema('accounts', accountAttributes).openapi('Account');
+const adminSecurity = [{ adminToken: [] }];
+
+export const createAccountRoute = createRoute({
+  method: 'post',
+  path: '/admin/accounts',
+  tags: ['Admin'],
+  summary: 'Onboard an account (ops): returns its API key, shown only here, and its app id',
+  security: adminSecurity,
+  request: {
+    body: jsonBody(requestEnvelope('accounts', z.object({ name: z.string().trim().min(1).max(200) }))),
+  },
+  responses: {
+    201: jsonResponse('The new account', singleDocument(accountResource)),
+    ...errorResponses(400, 401, 413, 415),
+  },
+});
+
+export const updateAccountRoute = createRoute({
+  method: 'put',
+  path: '/admin/accounts/{id}',
+  tags: ['Admin'],
+  summary: 'Enable or disable an account (ops)',
+  security: adminSecurity,
+  request: {
+    params: idParam('Account id', 'acct_…'),
+    body: jsonBody(requestEnvelope('accounts', z.object({ status: z.enum(['active', 'disabled']) }))),
+  },
+  responses: {
+    200: jsonResponse('The account', singleDocument(accountResource)),
+    ...errorResponses(400, 401, 404, 413, 415),
+  },
+});
+
+// ── /sandbox/clock ─────────────────────────────────────────────────────────────
+const clockResource = resourceSchema('clock', z.object({ now: isoTimestamp, offsetSeconds: z.number().int() })).openapi(
+  'SandboxClock',
+);
+
+export const getClockRoute = createRoute({
+  method: 'get',
+  path: '/sandbox/clock',
+  tags: ['Sandbox'],
+  summary: "The account's sandbox clock",
+  security: authenticated,
+  responses: { 200: jsonResponse('The clock', singleDocument(clockResource)), ...errorResponses(401, 403) },
+});
+
+export const advanceClockRoute = createRoute({
+  method: 'post',
+  path: '/sandbox/clock',
+  tags: ['Sandbox'],
+  summary: "Move the account's sandbox clock forward (by seconds, or to a time); never backwards",
+  security: authenticated,
+  request: {
+    body: jsonBody(
+      requestEnvelope(
+        'clock',
+        z
+          .object({
+            advanceSeconds: z.number().int().optional().openapi({ example: 86400 }),
+            time: z.string().datetime({ offset: true }).optional().openapi({ example: '2026-12-01T08:00:00Z' }),
+          })
+          .refine((value) => (value.advanceSeconds === undefined) !== (value.time === undefined), {
+            message: 'give exactly one of advanceSeconds or time',
+          }),
+      ),
+    ),
+  },
+  responses: {
+    200: jsonResponse('The clock after the move', singleDocument(clockResource)),
+    ...errorResponses(400, 401, 403, 413, 415, 422),
+  },
+});
+
+export const gatewayRoutes = [
+  createAppKeyRoute,
+  createAppTokenRoute,
+  verifyAppTokenRoute,
+  getAuthRoute,
+  createAccountRoute,
+  updateAccountRoute,
+  getClockRoute,
+  advanceClockRoute,
+];

@@ -1,0 +1,55 @@
+import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import * as schema from './schema';
+
+export type Schema = typeof schema;
+export type Db = PostgresJsDatabase<Schema> & { $client: postgres.Sql };
+/** A transaction handle; it has the same query API as Db. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+export type DbOrTx = Db | Tx;
+
+export type Database = { db: Db; sql: postgres.Sql; close: () => Promise<void> };
+
+export function createDatabase(url: string, options: { max?: number } = {}): Database {
+  const sql = postgres(url, {
+    max: options.max ?? 10,
+    onnotice: () => {},
+    // bigint columns come back as JS numbers through drizzle's { mode: 'number' }; cents stay
+    // far below 2^53 (the maximum amount is 10^8 cents).
+    connection: { application_name: 'pps' },
+  });
+  const db = drizzle(sql, { schema });
+  return { db, sql, close: () => sql.end({ timeout: 5 }) };
+}
+
+/**
+ * Runs `fn` in a transaction, or inside the caller's transaction when it already holds one,
+ * so use cases compose.
+ */
+export async function withTransaction<T>(db: DbOrTx, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  if (isTransaction(db)) return fn(db);
+  return (db as Db).transaction(fn);
+}
+
+function isTransaction(db: DbOrTx): db is Tx {
+  return 'rollback' in db;
+}
+
+/** Postgres error code of a unique violation; repositories turn it into a domain error. */
+export const UNIQUE_VIOLATION = '23505';
+
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const cause = findPgError(error);
+  return cause?.code === UNIQUE_VIOLATION && (constraint === undefined || cause.constraint_name === constraint);
+}
+
+function findPgError(error: unknown): { code?: string; constraint_name?: string } | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 5; depth++) {
+    if (typeof current === 'object' && 'code' in current && typeof current.code === 'string') {
+      return current as { code?: string; constraint_name?: string };
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

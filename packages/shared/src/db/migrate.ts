@@ -1,0 +1,50 @@
+import { fileURLToPath } from 'node:url';
+import { drizzle } from 'drizzle-orm/postgres-js';
+import { migrate } from 'drizzle-orm/postgres-js/migrator';
+import postgres from 'postgres';
+
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
+
+/** Arbitrary constant: the advisory lock every migrating process takes, so N replicas migrate once. */
+const MIGRATION_LOCK_KEY = 727_274_001;
+
+/** Creates the database if missing, then applies migrations on one dedicated connection under an advisory lock. */
+export async function runMigrations(url: string): Promise<void> {
+  await ensureDatabase(url);
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+    try {
+      await migrate(drizzle(sql), { migrationsFolder: MIGRATIONS_FOLDER });
+    } finally {
+      await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
+    }
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+async function ensureDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const sql = postgres(admin.toString(), { max: 1, onnotice: () => {} });
+  try {
+    const rows = await sql`select 1 from pg_database where datname = ${name}`;
+    if (rows.length === 0) {
+      await sql.unsafe(`create database "${name.replaceAll('"', '""')}"`).catch((error: { code?: string }) => {
+        if (error.code !== '42P04') throw error; // created meanwhile by another process
+      });
+    }
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+/** True when every committed migration has been applied (used by /readyz). */
+export async function migrationsApplied(sql: postgres.Sql, expected: number): Promise<boolean> {
+  const rows = await sql<{ count: string }[]>`
+    select count(*)::text as count from drizzle.__drizzle_migrations`.catch(() => [{ count: '0' }]);
+  return Number(rows[0]?.count ?? 0) >= expected;
+}

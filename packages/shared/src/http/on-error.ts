@@ -1,0 +1,90 @@
+import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ZodError } from 'zod';
+import type { Logger } from '../logger';
+import { ApiError, type ApiErrorInit, type ErrorObject, toErrorObject } from './errors';
+
+/** The error document: `{errors, meta:{requestId, ...}}`. */
+export function errorResponse(c: Context, error: ApiError): Response {
+  return errorDocument(c, error.status, error.toObjects(), error.meta, error.headers);
+}
+
+export function errorDocument(
+  c: Context,
+  status: number,
+  errors: ErrorObject[],
+  meta?: Record<string, unknown>,
+  headers?: Record<string, string>,
+): Response {
+  const requestId = c.get('requestId' as never) as string | undefined;
+  for (const [name, value] of Object.entries(headers ?? {})) c.header(name, value);
+  return c.json({ errors, meta: { requestId, ...meta } }, status as ContentfulStatusCode);
+}
+
+/** JSON pointer escaping (RFC 6901). */
+const pointerOf = (path: PropertyKey[]) =>
+  `/${path.map((part) => String(part).replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`;
+
+type ValidationTarget = 'json' | 'query' | 'param' | 'header' | 'form' | 'cookie';
+
+/** Every zod issue becomes one 400 error with the field's pointer (body) or parameter name (query, path). */
+export function zodToApiError(error: ZodError, target: ValidationTarget = 'json'): ApiError {
+  const errors: ApiErrorInit[] = error.issues.map((issue) => {
+    const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message);
+    const field = issue.path.length ? String(issue.path[issue.path.length - 1]) : 'body';
+    const detail = missing ? `${field} is required` : `${field}: ${issue.message.replace(/^Invalid input: /, '')}`;
+    const code = missing ? 'missing_field' : 'invalid_field';
+    if (target === 'json') return { status: 400, code, detail, pointer: pointerOf(issue.path) };
+    return { status: 400, code, detail, parameter: String(issue.path[0] ?? field) };
+  });
+  return ApiError.many(errors);
+}
+
+/** The default hook for OpenAPIHono: validation failures become our 400 envelope. */
+export const validationHook = (
+  result: { success: boolean; error?: unknown; target?: string },
+  c: Context,
+): Response | undefined => {
+  if (result.success) return undefined;
+  return errorResponse(c, zodToApiError(result.error as ZodError, (result.target as ValidationTarget) ?? 'json'));
+};
+
+/** One mapper for everything thrown: ApiError as is, HTTP exceptions by status, the rest a logged 500. */
+export function onError(log: Logger): ErrorHandler {
+  return (error, c) => {
+    if (error instanceof ApiError) return errorResponse(c, error);
+    if (error instanceof HTTPException) {
+      const status = error.status;
+      if (status === 400 && /JSON/i.test(error.message)) {
+        return errorResponse(
+          c,
+          new ApiError({ status: 400, code: 'malformed_json', detail: 'The request body is not valid JSON' }),
+        );
+      }
+      if (status === 413) return errorResponse(c, payloadTooLarge());
+      return errorDocument(c, status, [
+        toErrorObject({ status, code: `http_${status}`, detail: error.message || 'Request failed' }),
+      ]);
+    }
+    const requestId = c.get('requestId' as never);
+    log.error({ err: error, requestId, method: c.req.method, path: c.req.path }, 'unhandled error');
+    return errorResponse(
+      c,
+      new ApiError({
+        status: 500,
+        code: 'internal_error',
+        detail: 'An unexpected error occurred; quote the request id',
+      }),
+    );
+  };
+}
+
+export const payloadTooLarge = () =>
+  new ApiError({ status: 413, code: 'payload_too_large', detail: 'The request body is larger than 1 MiB' });
+
+export const notFoundHandler: NotFoundHandler = (c) =>
+  errorResponse(
+    c,
+    new ApiError({ status: 404, code: 'route_not_found', detail: `No route ${c.req.method} ${c.req.path}` }),
+  );

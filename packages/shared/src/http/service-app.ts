@@ -1,0 +1,62 @@
+import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import { type Clock, offsetClock, systemClock } from '../clock';
+import type { Config } from '../config/config';
+import type { Db } from '../db';
+import type { Logger } from '../logger';
+import type { ServiceContext } from './context';
+import { notImplemented } from './errors';
+import { verifyInternal } from './internal-auth';
+import { jsonBodyGuard, requestId } from './middleware';
+import { notFoundHandler, onError, validationHook } from './on-error';
+
+export type ServiceEnv = { Variables: { ctx: ServiceContext; requestId: string } };
+export type ServiceApp = OpenAPIHono<ServiceEnv>;
+
+export type ServiceDeps = {
+  config: Config;
+  db: Db;
+  log: Logger;
+  /** Real time; tests inject a manual clock. The account's sandbox offset is added per request. */
+  clock?: Clock;
+};
+
+/**
+ * A service's Hono app with the house middleware: request id, the gateway's signed context (401
+ * without it), JSON body rules, the validation hook and the one error mapper. Routes come after.
+ */
+export function createServiceApp(deps: ServiceDeps, name: string): ServiceApp {
+  const log = deps.log.child({ module: name });
+  const base = deps.clock ?? systemClock;
+  const app = new OpenAPIHono<ServiceEnv>({ defaultHook: validationHook as never });
+  app.onError(onError(log));
+  app.notFound(notFoundHandler);
+  app.use('*', requestId());
+  app.use('*', async (c, next) => {
+    const caller = verifyInternal(
+      deps.config.INTERNAL_SECRET,
+      c.req.raw.headers,
+      c.req.method,
+      c.req.path,
+      base.now().getTime(),
+    );
+    c.set('ctx', {
+      ...caller,
+      config: deps.config,
+      db: deps.db,
+      clock: offsetClock(caller.clockOffsetSeconds, base),
+      log: log.child({ requestId: caller.requestId, accountId: caller.accountId }),
+    });
+    await next();
+  });
+  app.use('*', jsonBodyGuard());
+  return app;
+}
+
+/** Registers routes of the contract that are not built yet: they answer 501 in the envelope, never fake data. */
+export function registerNotImplemented(app: ServiceApp, routes: RouteConfig[]): void {
+  for (const route of routes) {
+    app.openapi(route, () => {
+      throw notImplemented(`${route.method.toUpperCase()} ${route.path}`);
+    });
+  }
+}

@@ -1,0 +1,50 @@
+import pino, { type Logger } from 'pino';
+
+/**
+ * Paths whose values never reach a log line. Sensitive fields are named the same everywhere in the
+ * API, so listing them at a few depths covers request bodies, errors and our own objects.
+ */
+const SENSITIVE_KEYS = [
+  'number',
+  'cardNumber',
+  'pan',
+  'code',
+  'cvv',
+  'cvc',
+  'securityCode',
+  'socialSecurity',
+  'ssn',
+  'ein',
+  'taxId',
+  'birthDate',
+  'accountNumber',
+  'routingNumber',
+  'apiKey',
+  'appKey',
+  'appToken',
+  'token',
+  'secret',
+  'password',
+  'authorization',
+  'x-api-key',
+  'x-pps-signature',
+];
+
+const redactPaths = SENSITIVE_KEYS.flatMap((key) => {
+  const k = /^[A-Za-z_$][\w$]*$/.test(key) ? key : `["${key}"]`;
+  const dot = k.startsWith('[') ? '' : '.';
+  return [k, `*${dot}${k}`, `*.*${dot}${k}`, `*.*.*${dot}${k}`, `*.*.*.*${dot}${k}`];
+});
+
+export type { Logger };
+
+export function createLogger(options: { level?: string; name?: string } = {}): Logger {
+  return pino({
+    name: options.name ?? 'pps',
+    level: options.level ?? 'info',
+    redact: { paths: redactPaths, censor: '[redacted]' },
+    base: undefined,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+  });
+}

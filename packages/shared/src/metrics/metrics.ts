@@ -1,0 +1,25 @@
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+/** One registry per process (tests build several apps, so nothing registers globally). */
+export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
+  const registry = new Registry();
+  if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    httpDuration: new Histogram({
+      name: 'pps_http_request_duration_seconds',
+      help: 'HTTP request duration by route and status',
+      labelNames: ['method', 'route', 'status'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    payments: new Counter({
+      name: 'pps_payments_total',
+      help: 'Payments created, by type and outcome',
+      labelNames: ['type', 'outcome'] as const,
+      registers: [registry],
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,68 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { allRoutes } from '@pps/shared/contract';
+import { jsonBodyGuard, notFoundHandler, onError, requestId, validationHook } from '@pps/shared/http';
+import { createMetrics, type Metrics } from '@pps/shared/metrics';
+import type { MiddlewareHandler } from 'hono';
+import { registerAdminRoutes } from './admin/admin.routes';
+import { registerAuthRoutes } from './auth/auth.routes';
+import { authenticate } from './auth/authenticate';
+import type { GatewayDeps, GatewayEnv } from './deps';
+import { registerDocsRoutes } from './docs/docs.routes';
+import { registerHealthRoutes } from './health/health.routes';
+import { forward } from './proxy/forward';
+import { registerClockRoutes } from './sandbox/clock.routes';
+
+/** Paths the gateway forwards, by the service that owns them. */
+const ROUTED: { prefix: string; upstream: keyof GatewayDeps['upstreams'] }[] = [
+  { prefix: '/merchants', upstream: 'merchants' },
+  { prefix: '/payments', upstream: 'payments' },
+  { prefix: '/tokens', upstream: 'payments' },
+  { prefix: '/customers', upstream: 'payments' },
+  { prefix: '/webhooks', upstream: 'payments' },
+  { prefix: '/events', upstream: 'payments' },
+];
+
+/** The gateway: auth, the four-header check, routing to services, admin, sandbox clock, docs, health. */
+export function createGatewayApp(deps: GatewayDeps, metrics: Metrics = createMetrics()) {
+  const log = deps.log.child({ module: 'gateway' });
+  const app = new OpenAPIHono<GatewayEnv>({ defaultHook: validationHook as never });
+  app.onError(onError(log));
+  app.notFound(notFoundHandler);
+  app.use('*', requestId());
+  app.use('*', async (c, next) => {
+    const started = performance.now();
+    await next();
+    metrics.httpDuration.observe(
+      { method: c.req.method, route: c.req.routePath, status: String(c.res.status) },
+      (performance.now() - started) / 1000,
+    );
+  });
+  app.use('*', jsonBodyGuard());
+
+  const authenticated: MiddlewareHandler<GatewayEnv> = async (c, next) => {
+    const signingKeys = deps.config.TOKEN_SIGNING_KEYS;
+    c.set(
+      'caller',
+      await authenticate({ cache: deps.auth, signingKeys, clock: deps.clock }, c.req.raw.headers, c.get('requestId')),
+    );
+    await next();
+  };
+
+  registerHealthRoutes(app, deps, metrics);
+  registerDocsRoutes(app, allRoutes, deps.config.PUBLIC_BASE_URL);
+  registerAdminRoutes(app, deps);
+  registerAuthRoutes(app, deps, authenticated);
+  app.use('/sandbox/*', authenticated);
+  registerClockRoutes(app, deps);
+
+  for (const { prefix, upstream } of ROUTED) {
+    const target = deps.upstreams[upstream];
+    const handler = (c: Parameters<MiddlewareHandler<GatewayEnv>>[0]) =>
+      forward(c, target, { secret: deps.config.INTERNAL_SECRET, log });
+    app.all(prefix, authenticated, handler);
+    app.all(`${prefix}/*`, authenticated, handler);
+  }
+  return app;
+}
+
+export type GatewayApp = ReturnType<typeof createGatewayApp>;

@@ -1,0 +1,40 @@
+import { type Db, type DbOrTx, schema } from '@pps/shared/db';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+
+const { accounts, apps, appKeys } = schema;
+
+export const findAccountByApiKeyHash = async (db: DbOrTx, apiKeyHash: string) =>
+  (await db.select().from(accounts).where(eq(accounts.apiKeyHash, apiKeyHash)).limit(1))[0];
+
+export const findAccount = async (db: DbOrTx, id: string) =>
+  (await db.select().from(accounts).where(eq(accounts.id, id)).limit(1))[0];
+
+export const findApp = async (db: DbOrTx, id: string) =>
+  (await db.select().from(apps).where(eq(apps.id, id)).limit(1))[0];
+
+export const listApps = (db: DbOrTx, accountId: string) =>
+  db.select().from(apps).where(eq(apps.accountId, accountId)).orderBy(apps.createdAt);
+
+export const findAppKey = async (db: DbOrTx, keyHash: string) =>
+  (await db.select().from(appKeys).where(eq(appKeys.keyHash, keyHash)).limit(1))[0];
+
+/**
+ * Issues app key version N+1 and supersedes every older one, atomically: the app row is locked,
+ * so two concurrent key creations produce two versions, the later one winning.
+ */
+export async function rotateAppKey(db: Db, appId: string, keyHash: string, now: Date): Promise<number> {
+  return db.transaction(async (tx) => {
+    const [app] = await tx
+      .update(apps)
+      .set({ keyVersion: sql`${apps.keyVersion} + 1`, updatedAt: now })
+      .where(eq(apps.id, appId))
+      .returning({ keyVersion: apps.keyVersion });
+    if (!app) throw new Error(`app ${appId} vanished`);
+    await tx
+      .update(appKeys)
+      .set({ supersededAt: now })
+      .where(and(eq(appKeys.appId, appId), isNull(appKeys.supersededAt)));
+    await tx.insert(appKeys).values({ keyHash, appId, version: app.keyVersion, createdAt: now });
+    return app.keyVersion;
+  });
+}

@@ -1,0 +1,126 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { createAppKeyRoute, createAppTokenRoute, getAuthRoute, verifyAppTokenRoute } from '@pps/shared/contract';
+import type { MiddlewareHandler } from 'hono';
+import type { GatewayDeps, GatewayEnv } from '../deps';
+import { authErrors } from './auth.errors';
+import { listApps } from './auth.repository';
+import { createAppKey, createAppToken } from './auth.usecases';
+import type { AccountSnapshot } from './auth-cache';
+
+type KeyEnv = GatewayEnv & { Variables: { account: AccountSnapshot; apiKey: string } };
+
+/** The two auth endpoints need only x-api-key; it is checked before the body so a stranger learns nothing. */
+const requireApiKey =
+  (deps: GatewayDeps): MiddlewareHandler<KeyEnv> =>
+  async (c, next) => {
+    const apiKey = c.req.header('x-api-key');
+    if (!apiKey) throw authErrors.missingApiKey();
+    const account = await deps.auth.accountByApiKey(apiKey);
+    if (!account) throw authErrors.invalidApiKey();
+    if (account.status !== 'active') throw authErrors.accountDisabled();
+    c.set('account', account);
+    c.set('apiKey', apiKey);
+    await next();
+  };
+
+export function registerAuthRoutes(
+  app: OpenAPIHono<GatewayEnv>,
+  deps: GatewayDeps,
+  authenticated: MiddlewareHandler<GatewayEnv>,
+) {
+  const base = deps.config.PUBLIC_BASE_URL;
+  const keyApp = app as unknown as OpenAPIHono<KeyEnv>;
+  keyApp.on('POST', ['/auth/key', '/auth/token'], requireApiKey(deps));
+
+  keyApp.openapi(createAppKeyRoute, async (c) => {
+    const account = c.get('account');
+    const { appId } = c.req.valid('json').data.attributes;
+    const created = await createAppKey(deps.db, account, appId, deps.clock.now());
+    deps.auth.forgetAccount(account.id);
+    deps.log.info({ accountId: account.id, appId, keyVersion: created.keyVersion }, 'app key created');
+    return c.json(
+      {
+        links: { self: `${base}/auth/key` },
+        data: { type: 'auth' as const, id: c.get('apiKey'), attributes: created },
+      },
+      201,
+    );
+  });
+
+  keyApp.openapi(createAppTokenRoute, async (c) => {
+    const account = c.get('account');
+    const { appKey } = c.req.valid('json').data.attributes;
+    const token = await createAppToken(
+      { db: deps.db, signingKeys: deps.config.TOKEN_SIGNING_KEYS, ttlSeconds: deps.config.APP_TOKEN_TTL_SECONDS },
+      account,
+      appKey,
+      deps.clock.now(),
+    );
+    return c.json(
+      {
+        links: { self: `${base}/auth/token` },
+        data: {
+          type: 'auth' as const,
+          id: c.get('apiKey'),
+          attributes: {
+            appToken: token.appToken,
+            tokenType: 'Bearer' as const,
+            expiresAt: token.expiresAt.toISOString(),
+            expiresIn: token.expiresIn,
+          },
+        },
+      },
+      201,
+    );
+  });
+
+  app.on('GET', ['/auth', '/auth/token'], authenticated);
+
+  app.openapi(verifyAppTokenRoute, (c) => {
+    const caller = c.get('caller');
+    const expiresIn = Math.max(0, Math.floor((caller.tokenExpiresAt.getTime() - deps.clock.now().getTime()) / 1000));
+    return c.json(
+      {
+        links: { self: `${base}/auth/token` },
+        data: {
+          type: 'auth' as const,
+          id: caller.apiKey,
+          attributes: {
+            valid: true as const,
+            appId: caller.appId,
+            accountId: caller.accountId,
+            expiresAt: caller.tokenExpiresAt.toISOString(),
+            expiresIn,
+          },
+        },
+      },
+      200,
+    );
+  });
+
+  app.openapi(getAuthRoute, async (c) => {
+    const caller = c.get('caller');
+    const apps = await listApps(deps.db, caller.accountId);
+    return c.json(
+      {
+        links: { self: `${base}/auth` },
+        data: {
+          type: 'auth' as const,
+          id: caller.apiKey,
+          attributes: {
+            accountId: caller.account.id,
+            accountName: caller.account.name,
+            status: caller.account.status,
+            apps: apps.map((row) => ({
+              appId: row.id,
+              name: row.name,
+              keyVersion: row.keyVersion,
+              createdAt: row.createdAt.toISOString(),
+            })),
+          },
+        },
+      },
+      200,
+    );
+  });
+}

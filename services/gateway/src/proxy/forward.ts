@@ -1,0 +1,50 @@
+import { ApiError, signInternal } from '@pps/shared/http';
+import type { Logger } from '@pps/shared/logger';
+import type { Context } from 'hono';
+import type { GatewayEnv } from '../deps';
+import type { Upstream } from './upstream';
+
+/** Headers the client may not pass through: hop-by-hop, the credentials, and anything that claims to be internal. */
+const DROPPED = new Set(['authorization', 'x-api-key', 'appid', 'host', 'connection', 'keep-alive', 'content-length']);
+
+/** Forwards the authenticated request to a service with the signed caller context. */
+export async function forward(
+  c: Context<GatewayEnv>,
+  upstream: Upstream,
+  deps: { secret: string; log: Logger },
+): Promise<Response> {
+  const caller = c.get('caller');
+  const url = new URL(c.req.url);
+  const headers = new Headers();
+  c.req.raw.headers.forEach((value, name) => {
+    if (!DROPPED.has(name) && !name.startsWith('x-pps-')) headers.set(name, value);
+  });
+  const signed = signInternal(
+    deps.secret,
+    {
+      accountId: caller.accountId,
+      appId: caller.appId,
+      clockOffsetSeconds: caller.clockOffsetSeconds,
+      requestId: c.get('requestId'),
+    },
+    c.req.method,
+    url.pathname,
+  );
+  for (const [name, value] of Object.entries(signed)) headers.set(name, value);
+  const hasBody = c.req.method !== 'GET' && c.req.method !== 'HEAD';
+  const request = new Request(url, {
+    method: c.req.method,
+    headers,
+    body: hasBody ? await c.req.arrayBuffer() : undefined,
+  });
+  try {
+    return await upstream.fetch(request);
+  } catch (error) {
+    deps.log.error({ err: error, upstream: upstream.name, requestId: c.get('requestId') }, 'upstream call failed');
+    throw new ApiError({
+      status: 502,
+      code: 'upstream_unavailable',
+      detail: `The ${upstream.name} service did not answer; retry shortly`,
+    });
+  }
+}

@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import { type Clock, manualClock, systemClock } from '@pps/shared/clock';
+import { type Config, testConfig } from '@pps/shared/config';
+import { createDatabase, type Database } from '@pps/shared/db';
+import { createLogger } from '@pps/shared/logger';
+import { createDatabaseFromTemplate } from '@pps/shared/testing';
+import { inject } from 'vitest';
+import { createGatewayApp } from '../services/gateway/src/app';
+import { AuthCache } from '../services/gateway/src/auth/auth-cache';
+import { inProcessUpstream } from '../services/gateway/src/proxy/upstream';
+import { createMerchantsApp } from '../services/merchants/src/app';
+import { createPaymentsApp } from '../services/payments/src/app';
+
+export type ApiResponse<T = any> = { status: number; body: T; headers: Headers };
+
+export type Credentials = {
+  accountId: string;
+  apiKey: string;
+  appId: string;
+  appKey: string;
+  appToken: string;
+  /** The four headers of an authenticated call. */
+  headers: Record<string, string>;
+};
+
+type CallOptions = { body?: unknown; headers?: Record<string, string>; as?: Credentials; raw?: BodyInit };
+
+/**
+ * The whole service in this process against a fresh database of its own (cloned from the migrated
+ * template) and a BullMQ prefix of its own. `clock` is real time unless a test asks for a manual one.
+ */
+export async function createTestStack(options: { manualClock?: boolean; env?: Record<string, string> } = {}) {
+  const runId = inject('runId');
+  const { url, drop } = await createDatabaseFromTemplate(inject('templateDatabase'), runId);
+  const config: Config = testConfig({
+    DATABASE_URL: url,
+    QUEUE_PREFIX: `pps-test-${runId}-${randomBytes(3).toString('hex')}`,
+    ...options.env,
+  });
+  const database: Database = createDatabase(url, { max: 8 });
+  const log = createLogger({ level: 'silent' });
+  const clock = options.manualClock ? manualClock(new Date()) : undefined;
+  const realClock: Clock = clock ?? systemClock;
+  const serviceDeps = { config, db: database.db, log, clock: realClock };
+  const merchants = createMerchantsApp(serviceDeps);
+  const payments = createPaymentsApp(serviceDeps);
+  const gateway = createGatewayApp({
+    config,
+    db: database.db,
+    log,
+    clock: realClock,
+    auth: new AuthCache(database.db, config.AUTH_CACHE_TTL_MS, () => realClock.now().getTime()),
+    upstreams: {
+      merchants: inProcessUpstream('merchants', merchants),
+      payments: inProcessUpstream('payments', payments),
+    },
+  });
+
+  async function call<T = any>(method: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...(options.as?.headers ?? {}), ...(options.headers ?? {}) };
+    let body: BodyInit | undefined = options.raw;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await gateway.request(path, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, body: parsed as T, headers: response.headers };
+  }
+
+  const admin = { authorization: `Bearer ${config.ADMIN_TOKEN}` };
+
+  /** An onboarded account with app key, app token and the four headers, in one call. */
+  async function createAccount(name = 'Acme Platform'): Promise<Credentials> {
+    const created = await call('POST', '/admin/accounts', {
+      headers: admin,
+      body: { data: { type: 'accounts', attributes: { name } } },
+    });
+    if (created.status !== 201) throw new Error(`account creation failed: ${JSON.stringify(created.body)}`);
+    const { apiKey, appId } = created.body.data.attributes;
+    const key = await call('POST', '/auth/key', {
+      headers: { 'x-api-key': apiKey },
+      body: { data: { type: 'auth', attributes: { appId } } },
+    });
+    const appKey = key.body.data.attributes.appKey;
+    const token = await call('POST', '/auth/token', {
+      headers: { 'x-api-key': apiKey },
+      body: { data: { type: 'auth', attributes: { appKey } } },
+    });
+    if (token.status !== 201)
+      throw new Error(`token creation failed: ${JSON.stringify(token.body)} (key: ${JSON.stringify(key.body)})`);
+    const appToken = token.body.data.attributes.appToken;
+    return {
+      accountId: created.body.data.id,
+      apiKey,
+      appId,
+      appKey,
+      appToken,
+      headers: { authorization: `Bearer ${appToken}`, 'x-api-key': apiKey, appid: appId },
+    };
+  }
+
+  return {
+    config,
+    db: database.db,
+    sql: database.sql,
+    clock,
+    gateway,
+    call,
+    admin,
+    createAccount,
+    close: async () => {
+      await database.close();
+      await drop();
+    },
+  };
+}
+
+export type TestStack = Awaited<ReturnType<typeof createTestStack>>;
+
+/** Asserts the JSON:API error envelope and returns the first error. */
+export function expectError(
+  response: ApiResponse,
+  status: number,
+  code: string,
+  pointer?: string,
+): { status: string; code: string; title: string; detail: string; source?: { pointer?: string } } {
+  const errors = response.body?.errors;
+  if (response.status !== status || !Array.isArray(errors)) {
+    throw new Error(`expected ${status} ${code}, got ${response.status}: ${JSON.stringify(response.body)}`);
+  }
+  const match = errors.find(
+    (error: { code: string; source?: { pointer?: string } }) =>
+      error.code === code && (pointer === undefined || error.source?.pointer === pointer),
+  );
+  if (!match) throw new Error(`no error ${code} ${pointer ?? ''} in ${JSON.stringify(errors)}`);
+  if (match.status !== String(status) || typeof match.title !== 'string' || typeof match.detail !== 'string') {
+    throw new Error(`malformed error object ${JSON.stringify(match)}`);
+  }
+  if (typeof response.body.meta?.requestId !== 'string') throw new Error('error document without meta.requestId');
+  return match;
+}
