@@ -7,3 +7,5 @@ export * from './events';
 export * from './http';
 export * from './ids';
 export * from './logger';
+export * from './money';
+export * from './states';

@@ -1,6 +1,13 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { allRoutes } from '@pps/shared/contract';
-import { jsonBodyGuard, notFoundHandler, onError, requestId, validationHook } from '@pps/shared/http';
+import {
+  jsonBodyGuard,
+  notFoundHandler,
+  OPERATOR_ACCOUNT_ID,
+  onError,
+  requestId,
+  validationHook,
+} from '@pps/shared/http';
 import { createMetrics, type Metrics } from '@pps/shared/metrics';
 import type { MiddlewareHandler } from 'hono';
 import { registerAdminRoutes } from './admin/admin.routes';
@@ -11,6 +18,16 @@ import { registerDocsRoutes } from './docs/docs.routes';
 import { registerHealthRoutes } from './health/health.routes';
 import { forward } from './proxy/forward';
 import { registerClockRoutes } from './sandbox/clock.routes';
+
+const operatorCaller = (requestId: string) => ({
+  accountId: OPERATOR_ACCOUNT_ID,
+  appId: 'admin',
+  clockOffsetSeconds: 0,
+  requestId,
+  apiKey: '',
+  tokenExpiresAt: new Date(0),
+  account: { id: OPERATOR_ACCOUNT_ID, name: 'operator', status: 'active' as const, clockOffsetSeconds: 0 },
+});
 
 /** Paths the gateway forwards, by the service that owns them. */
 const ROUTED: { prefix: string; upstream: keyof GatewayDeps['upstreams'] }[] = [
@@ -54,6 +71,12 @@ export function createGatewayApp(deps: GatewayDeps, metrics: Metrics = createMet
   registerAuthRoutes(app, deps, authenticated);
   app.use('/sandbox/*', authenticated);
   registerClockRoutes(app, deps);
+
+  // Ops calls on merchants (status, features) are the merchants service's writes: forwarded as the operator.
+  app.all('/admin/merchants/*', (c) => {
+    c.set('caller', operatorCaller(c.get('requestId')));
+    return forward(c, deps.upstreams.merchants, { secret: deps.config.INTERNAL_SECRET, log });
+  });
 
   for (const { prefix, upstream } of ROUTED) {
     const target = deps.upstreams[upstream];

@@ -73,3 +73,7 @@ export function verifyInternal(
   }
   return ctx;
 }
+
+/** The caller context of ops calls (`/admin/*` with ADMIN_TOKEN) forwarded to a service. */
+export const OPERATOR_ACCOUNT_ID = 'operator';
+export const isOperator = (ctx: CallerContext) => ctx.accountId === OPERATOR_ACCOUNT_ID;

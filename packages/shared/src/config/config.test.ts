@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config';
+
+describe('config', () => {
+  it('has working development defaults and warns about each default secret', () => {
+    const config = loadConfig({});
+    expect(config.PORT).toBe(8080);
+    expect(config.TOKEN_SIGNING_KEYS[0]!.id).toBe('k1');
+    expect(config.DATA_ENCRYPTION_KEYS[0]!.secret.length).toBe(32);
+    expect(config.warnings.join('\n')).toMatch(/ADMIN_TOKEN/);
+  });
+
+  it('refuses default secrets in production, naming them', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/ADMIN_TOKEN.*INTERNAL_SECRET/);
+  });
+
+  it('names every bad variable', () => {
+    try {
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'not a url', TOKEN_SIGNING_KEYS: 'short' });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toMatch(/PORT/);
+      expect((error as Error).message).toMatch(/DATABASE_URL/);
+      expect((error as Error).message).toMatch(/TOKEN_SIGNING_KEYS/);
+    }
+  });
+
+  it('parses key rings with rotation order', () => {
+    const config = loadConfig({ TOKEN_SIGNING_KEYS: `new:${'n'.repeat(32)},old:${'o'.repeat(32)}` });
+    expect(config.TOKEN_SIGNING_KEYS.map((key) => key.id)).toEqual(['new', 'old']);
+  });
+});

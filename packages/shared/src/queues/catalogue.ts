@@ -1,0 +1,21 @@
+import { z } from 'zod';
+
+/**
+ * The typed job catalogue: each job has a queue, a name and a zod payload. Handlers are plain functions
+ * `({ payload, attempt, log }) => Promise<void>` so they are tested without BullMQ. Payloads never
+ * carry card data or secrets: ids only.
+ */
+export const queues = {
+  maintenance: 'maintenance',
+} as const;
+
+export const jobs = {
+  idempotencyCleanup: {
+    queue: queues.maintenance,
+    name: 'idempotency-cleanup',
+    payload: z.object({}).strict(),
+  },
+} as const;
+
+export type JobName = keyof typeof jobs;
+export type JobPayload<N extends JobName> = z.infer<(typeof jobs)[N]['payload']>;

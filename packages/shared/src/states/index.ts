@@ -1,0 +1,2 @@
+export * from './merchant-states';
+export * from './payment-states';

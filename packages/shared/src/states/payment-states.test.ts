@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../http/errors';
+import {
+  assertTransition,
+  canTransition,
+  isFinalPaymentStatus,
+  isPaymentStatus,
+  type PaymentStatus,
+  paymentStatuses,
+  paymentTransitions,
+  statusAfterSettlement,
+} from './payment-states';
+
+const legalPairs: [PaymentStatus, PaymentStatus][] = [
+  ['pending', 'completed'],
+  ['pending', 'failed'],
+  ['pending', 'voided'],
+  ['pending', 'partial_refund'],
+  ['pending', 'refunded'],
+  ['completed', 'partial_refund'],
+  ['completed', 'refunded'],
+  ['partial_refund', 'partial_refund'],
+  ['partial_refund', 'refunded'],
+];
+const isLegal = (from: PaymentStatus, to: PaymentStatus) => legalPairs.some(([f, t]) => f === from && t === to);
+const allPairs = paymentStatuses.flatMap((from) => paymentStatuses.map((to) => [from, to] as const));
+const illegalPairs = allPairs.filter(([from, to]) => !isLegal(from, to));
+
+const thrown = (fn: () => void): unknown => {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a throw');
+};
+
+describe('payment states', () => {
+  it('has the six statuses of the spec', () => {
+    expect([...paymentStatuses].sort()).toEqual(
+      ['completed', 'failed', 'partial_refund', 'pending', 'refunded', 'voided'].sort(),
+    );
+    expect(isPaymentStatus('partial_refund')).toBe(true);
+    expect(isPaymentStatus('authorized')).toBe(false);
+  });
+
+  it('serves exactly the legal transitions, each once, with its event', () => {
+    expect(paymentTransitions.map(({ from, to }) => [from, to])).toEqual(legalPairs);
+    expect(new Set(paymentTransitions.map(({ from, to }) => `${from}>${to}`)).size).toBe(paymentTransitions.length);
+    expect(paymentTransitions).toContainEqual({ from: 'pending', to: 'completed', event: 'settle' });
+    expect(paymentTransitions).toContainEqual({ from: 'pending', to: 'failed', event: 'ach_return' });
+    expect(paymentTransitions).toContainEqual({ from: 'pending', to: 'voided', event: 'void' });
+    expect(paymentTransitions.filter(({ event }) => event === 'refund')).toHaveLength(6);
+    expect(JSON.parse(JSON.stringify(paymentTransitions))).toEqual(paymentTransitions);
+  });
+
+  it('checks all 36 pairs: 9 legal, 27 illegal', () => {
+    expect(allPairs).toHaveLength(36);
+    expect(illegalPairs).toHaveLength(27);
+  });
+
+  it.each(legalPairs)('allows %s → %s', (from, to) => {
+    expect(canTransition(from, to)).toBe(true);
+    expect(() => assertTransition(from, to)).not.toThrow();
+  });
+
+  it.each(illegalPairs)('refuses %s → %s with a 422 illegal_transition', (from, to) => {
+    expect(canTransition(from, to)).toBe(false);
+    const error = thrown(() => assertTransition(from, to));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({
+      status: 422,
+      code: 'illegal_transition',
+      detail: `A ${from} payment cannot become ${to}`,
+    });
+  });
+
+  it('treats failed, voided and refunded as final: nothing leaves them', () => {
+    for (const status of paymentStatuses) {
+      const leaves = paymentTransitions.some(({ from }) => from === status);
+      expect(isFinalPaymentStatus(status)).toBe(!leaves);
+    }
+    expect(paymentStatuses.filter(isFinalPaymentStatus)).toEqual(['failed', 'refunded', 'voided']);
+  });
+
+  it('never returns to pending', () => {
+    expect(paymentTransitions.some(({ to }) => to === 'pending')).toBe(false);
+  });
+});
+
+describe('statusAfterSettlement', () => {
+  it('completes a pending payment and keeps a refunded one as it is', () => {
+    expect(statusAfterSettlement('pending')).toBe('completed');
+    expect(statusAfterSettlement('partial_refund')).toBe('partial_refund');
+    expect(statusAfterSettlement('refunded')).toBe('refunded');
+  });
+
+  it.each(['completed', 'failed', 'voided'] as const)('refuses to settle a %s payment', (status) => {
+    expect(thrown(() => statusAfterSettlement(status))).toMatchObject({
+      status: 422,
+      code: 'illegal_transition',
+      detail: `A ${status} payment cannot be settled`,
+    });
+  });
+});

@@ -1,0 +1,73 @@
+import { systemClock } from '@pps/shared/clock';
+import { createMetrics } from '@pps/shared/metrics';
+import { bootstrap, closeServer, listen, onShutdown } from '@pps/shared/runtime';
+import { eq } from 'drizzle-orm';
+import { schema } from '@pps/shared/db';
+import Redis from 'ioredis';
+import { createAccount } from '../services/gateway/src/admin/accounts.usecases';
+import { createGatewayApp } from '../services/gateway/src/app';
+import { AuthCache } from '../services/gateway/src/auth/auth-cache';
+import { inProcessUpstream } from '../services/gateway/src/proxy/upstream';
+import { createMerchantsApp } from '../services/merchants/src/app';
+import { createPaymentsApp } from '../services/payments/src/app';
+import { startSettlement } from '../services/settlement/src/workers';
+
+/**
+ * `npm start`: everything in one process. Migrations, the gateway on PORT with payments and merchants
+ * bound in-process, the settlement workers, and (in development) a demo account created once.
+ */
+const { config, log, database } = await bootstrap('pps');
+const serviceDeps = { config, db: database.db, log, clock: systemClock };
+const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: false });
+redis.on('error', () => {});
+redis.connect().catch(() => log.warn('redis unreachable; the API keeps working, background work resumes when it returns'));
+
+const gateway = createGatewayApp(
+  {
+    config,
+    db: database.db,
+    log,
+    clock: systemClock,
+    auth: new AuthCache(database.db, config.AUTH_CACHE_TTL_MS),
+    upstreams: {
+      payments: inProcessUpstream('payments', createPaymentsApp(serviceDeps)),
+      merchants: inProcessUpstream('merchants', createMerchantsApp(serviceDeps)),
+    },
+    redis,
+  },
+  createMetrics({ defaultMetrics: true }),
+);
+const settlement = await startSettlement({ config, db: database.db, log });
+const { server, port } = await listen(gateway.fetch, config.PORT);
+log.info({ port, docs: `${config.PUBLIC_BASE_URL}/docs` }, 'payment processing service listening');
+
+if (config.NODE_ENV !== 'production' && config.DEMO_ACCOUNT) await printDemoAccount();
+
+onShutdown(log, [
+  { name: 'http', close: () => closeServer(server) },
+  { name: 'settlement', close: settlement.close },
+  { name: 'redis', close: () => redis.quit() },
+  { name: 'database', close: database.close },
+]);
+
+async function printDemoAccount() {
+  const [existing] = await database.db
+    .select()
+    .from(schema.accounts)
+    .where(eq(schema.accounts.name, 'Demo Platform'))
+    .limit(1);
+  if (existing) {
+    log.info(
+      { accountId: existing.id },
+      'demo account exists (its API key was printed when it was created; make another with `npm run cli -- accounts:create --name X`)',
+    );
+    return;
+  }
+  const demo = await createAccount(database.db, { name: 'Demo Platform' });
+  // Printed once, on purpose, to the terminal: it is the only time this key is ever shown.
+  process.stdout.write(
+    `\nDemo account created (shown once):\n  API key: ${demo.apiKey}\n  App id:  ${demo.appId}\n` +
+      `  Try: curl -s -X POST ${config.PUBLIC_BASE_URL}/auth/key -H 'x-api-key: ${demo.apiKey}' ` +
+      `-H 'Content-Type: application/json' -d '{"data":{"type":"auth","attributes":{"appId":"${demo.appId}"}}}'\n\n`,
+  );
+}

@@ -1,0 +1,39 @@
+import { systemClock } from '@pps/shared/clock';
+import { createMetrics } from '@pps/shared/metrics';
+import { bootstrap, closeServer, listen, onShutdown } from '@pps/shared/runtime';
+import Redis from 'ioredis';
+import { createGatewayApp } from './app';
+import { AuthCache } from './auth/auth-cache';
+import { httpUpstream } from './proxy/upstream';
+
+/** Runs the gateway alone; payments and merchants are reached over HTTP (PAYMENTS_URL, MERCHANTS_URL). */
+const { config, log, database } = await bootstrap('gateway');
+if (!config.PAYMENTS_URL || !config.MERCHANTS_URL) {
+  log.fatal('PAYMENTS_URL and MERCHANTS_URL are required when the gateway runs alone (npm start runs everything)');
+  process.exit(1);
+}
+const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: false });
+redis.on('error', () => {});
+redis.connect().catch(() => log.warn('redis unreachable; the API keeps working'));
+const app = createGatewayApp(
+  {
+    config,
+    db: database.db,
+    log,
+    clock: systemClock,
+    auth: new AuthCache(database.db, config.AUTH_CACHE_TTL_MS),
+    upstreams: {
+      payments: httpUpstream('payments', config.PAYMENTS_URL),
+      merchants: httpUpstream('merchants', config.MERCHANTS_URL),
+    },
+    redis,
+  },
+  createMetrics({ defaultMetrics: true }),
+);
+const { server, port } = await listen(app.fetch, config.PORT);
+log.info({ port }, 'gateway listening');
+onShutdown(log, [
+  { name: 'http', close: () => closeServer(server) },
+  { name: 'redis', close: () => redis.quit() },
+  { name: 'database', close: database.close },
+]);

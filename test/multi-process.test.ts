@@ -1,0 +1,106 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { createDatabaseFromTemplate } from '@pps/shared/testing';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+/** Gateway, payments and merchants as separate processes on real ports, talking real HTTP. */
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+const children: ChildProcess[] = [];
+let drop: () => Promise<void>;
+let base: string;
+let merchantsUrl: string;
+
+function start(script: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    env: { ...process.env, ...env, NODE_ENV: 'test', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  children.push(child);
+}
+
+async function waitFor(url: string, deadline = Date.now() + 30_000) {
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(url);
+      if (response.status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+beforeAll(async () => {
+  const database = await createDatabaseFromTemplate(inject('templateDatabase'), inject('runId'));
+  drop = database.drop;
+  const [gatewayPort, paymentsPort, merchantsPort] = [await freePort(), await freePort(), await freePort()];
+  base = `http://127.0.0.1:${gatewayPort}`;
+  merchantsUrl = `http://127.0.0.1:${merchantsPort}`;
+  const env = { DATABASE_URL: database.url, PUBLIC_BASE_URL: base };
+  start('services/merchants/src/main.ts', { ...env, MERCHANTS_PORT: String(merchantsPort) });
+  start('services/payments/src/main.ts', { ...env, PAYMENTS_PORT: String(paymentsPort) });
+  start('services/gateway/src/main.ts', {
+    ...env,
+    PORT: String(gatewayPort),
+    PAYMENTS_URL: `http://127.0.0.1:${paymentsPort}`,
+    MERCHANTS_URL: merchantsUrl,
+  });
+  await Promise.all([waitFor(`${base}/healthz`), waitFor(`${merchantsUrl}/`), waitFor(`http://127.0.0.1:${paymentsPort}/`)]);
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+  await drop?.();
+});
+
+const post = (path: string, body: unknown, headers: Record<string, string>) =>
+  fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+describe('separate processes', () => {
+  it('walks key → token → an authenticated call through gateway to each service', async () => {
+    const account = await post(
+      '/admin/accounts',
+      { data: { type: 'accounts', attributes: { name: 'Multi' } } },
+      { authorization: 'Bearer dev-admin-token' },
+    );
+    expect(account.status).toBe(201);
+    const { apiKey, appId } = (await account.json()).data.attributes;
+    const key = await post('/auth/key', { data: { type: 'auth', attributes: { appId } } }, { 'x-api-key': apiKey });
+    const { appKey } = (await key.json()).data.attributes;
+    const token = await post('/auth/token', { data: { type: 'auth', attributes: { appKey } } }, { 'x-api-key': apiKey });
+    const { appToken } = (await token.json()).data.attributes;
+    const headers = { authorization: `Bearer ${appToken}`, 'x-api-key': apiKey, appid: appId };
+
+    const merchants = await fetch(`${base}/merchants`, { headers });
+    expect(merchants.status).toBe(200);
+    expect((await merchants.json()).meta.total).toBe(0);
+    const payments = await fetch(`${base}/payments/states`, { headers });
+    expect(payments.status).toBe(200);
+    expect(payments.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('a service reached directly, without the gateway signature, answers 401', async () => {
+    const response = await fetch(`${merchantsUrl}/merchants`);
+    expect(response.status).toBe(401);
+    expect((await response.json()).errors[0].code).toBe('internal_signature_missing');
+  });
+});
