@@ -5,10 +5,8 @@ import pino, { type Logger } from 'pino';
  * API, so listing them at a few depths covers request bodies, errors and our own objects.
  */
 const SENSITIVE_KEYS = [
-  'number',
   'cardNumber',
   'pan',
-  'code',
   'cvv',
   'cvc',
   'securityCode',
@@ -30,21 +28,29 @@ const SENSITIVE_KEYS = [
   'x-pps-signature',
 ];
 
-const redactPaths = SENSITIVE_KEYS.flatMap((key) => {
-  const k = /^[A-Za-z_$][\w$]*$/.test(key) ? key : `["${key}"]`;
+const atDepths = (key: string) => {
+  const k = /^[A-Za-z_$][\w$.]*$/.test(key) ? key : `["${key}"]`;
   const dot = k.startsWith('[') ? '' : '.';
   return [k, `*${dot}${k}`, `*.*${dot}${k}`, `*.*.*${dot}${k}`, `*.*.*.*${dot}${k}`];
-});
+};
+
+// `number` and `code` are generic words (an error code, a transaction code): redacted only inside a card.
+const redactPaths = [...SENSITIVE_KEYS, 'card.number', 'card.code'].flatMap(atDepths);
 
 export type { Logger };
 
-export function createLogger(options: { level?: string; name?: string } = {}): Logger {
-  return pino({
-    name: options.name ?? 'pps',
-    level: options.level ?? 'info',
-    redact: { paths: redactPaths, censor: '[redacted]' },
-    base: undefined,
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
-  });
+export function createLogger(
+  options: { level?: string; name?: string; destination?: pino.DestinationStream } = {},
+): Logger {
+  return pino(
+    {
+      name: options.name ?? 'pps',
+      level: options.level ?? 'info',
+      redact: { paths: redactPaths, censor: '[redacted]' },
+      base: undefined,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    options.destination ?? pino.destination(1),
+  );
 }
