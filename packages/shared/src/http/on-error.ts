@@ -28,13 +28,18 @@ const pointerOf = (path: PropertyKey[]) =>
 
 type ValidationTarget = 'json' | 'query' | 'param' | 'header' | 'form' | 'cookie';
 
-/** Every zod issue becomes one 400 error with the field's pointer (body) or parameter name (query, path). */
+/**
+ * Every zod issue becomes one 400 error with the field's pointer (body) or parameter name (query, path).
+ * Code: a custom issue's `params.code` when it has one, else `missing_field` or `invalid_field`.
+ */
 export function zodToApiError(error: ZodError, target: ValidationTarget = 'json'): ApiError {
   const errors: ApiErrorInit[] = error.issues.map((issue) => {
     const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message);
     const field = issue.path.length ? String(issue.path[issue.path.length - 1]) : 'body';
     const detail = missing ? `${field} is required` : `${field}: ${issue.message.replace(/^Invalid input: /, '')}`;
-    const code = missing ? 'missing_field' : 'invalid_field';
+    // A custom issue may name its own stable code (`params: { code: 'invalid_routing_number' }`).
+    const custom = issue.code === 'custom' && typeof issue.params?.code === 'string' ? issue.params.code : undefined;
+    const code = custom ?? (missing ? 'missing_field' : 'invalid_field');
     if (target === 'json') return { status: 400, code, detail, pointer: pointerOf(issue.path) };
     return { status: 400, code, detail, parameter: String(issue.path[0] ?? field) };
   });

@@ -9,6 +9,34 @@ export const avsModes = ['Standard', 'Strict', 'Disabled'] as const;
 export type AvsMode = (typeof avsModes)[number];
 
 export type MerchantFeatures = { secondSplit?: boolean };
+export const fraudScreenPolicies = ['Default', 'Strict', 'Disabled'] as const;
+export type FraudScreenPolicy = (typeof fraudScreenPolicies)[number];
+
+/** The stored request groups hold no sensitive value: SSN, EIN and birth date live only in `*_enc` columns. */
+export type MerchantPersonalInfo = {
+  firstName: string;
+  lastName: string;
+  email: string;
+  dayPhone: string;
+  eveningPhone?: string;
+};
+export type MerchantAddress = {
+  line1: string;
+  line2?: string;
+  city: string;
+  state: string;
+  zip: string;
+  country: string;
+};
+export type MerchantBusinessInfo = { businessName: string; phone?: string; email?: string; url?: string };
+export type MerchantVerificationData = {
+  ipAddress: string;
+  emailVerified: boolean;
+  emailVerifiedTimestamp?: string;
+  signature: string;
+  signatureTimestamp: string;
+  termsAccepted: boolean;
+};
 
 /**
  * A merchant onboarded by an account. Owned by the merchants service.
@@ -27,19 +55,21 @@ export const merchants = pgTable(
     accountType: text('account_type').$type<'personal' | 'business'>().notNull(),
     accountName: text('account_name').notNull(),
     avsMode: text('avs_mode').$type<AvsMode>().notNull().default('Standard'),
-    fraudScreenPolicy: text('fraud_screen_policy').notNull().default('Default'),
+    fraudScreenPolicy: text('fraud_screen_policy').$type<FraudScreenPolicy>().notNull().default('Default'),
     fraudScreenSessionId: text('fraud_screen_session_id'),
     miscData: text('misc_data'),
     email: text('email').notNull(),
     /** Non-sensitive parts of the request groups, stored as given. */
-    personalInfo: jsonb('personal_info').$type<Record<string, unknown>>().notNull(),
-    personalAddress: jsonb('personal_address').$type<Record<string, unknown>>().notNull(),
-    businessInfo: jsonb('business_info').$type<Record<string, unknown> | null>(),
-    businessAddress: jsonb('business_address').$type<Record<string, unknown> | null>(),
-    verificationData: jsonb('verification_data').$type<Record<string, unknown>>().notNull(),
+    personalInfo: jsonb('personal_info').$type<MerchantPersonalInfo>().notNull(),
+    personalAddress: jsonb('personal_address').$type<MerchantAddress>().notNull(),
+    businessInfo: jsonb('business_info').$type<MerchantBusinessInfo>(),
+    businessAddress: jsonb('business_address').$type<MerchantAddress>(),
+    verificationData: jsonb('verification_data').$type<MerchantVerificationData>().notNull(),
     ssnEnc: text('ssn_enc').notNull(),
     ssnLast4: text('ssn_last4').notNull(),
     birthDateEnc: text('birth_date_enc').notNull(),
+    /** The birth year: responses show the birth date as `xxxx` + these four, like the other masked values. */
+    birthDateLast4: text('birth_date_last4').notNull(),
     einEnc: text('ein_enc'),
     einLast4: text('ein_last4'),
     emailIndex: text('email_index').notNull(),
@@ -53,6 +83,7 @@ export const merchants = pgTable(
   },
   (t) => [
     index('merchants_account_created_idx').on(t.accountId, t.createdAt),
+    index('merchants_account_status_created_idx').on(t.accountId, t.status, t.createdAt),
     uniqueIndex('merchants_account_email_uq').on(t.accountId, t.emailIndex),
     uniqueIndex('merchants_account_tax_id_uq').on(t.accountId, t.taxIdIndex),
   ],
@@ -71,8 +102,8 @@ export const merchantBankAccounts = pgTable(
       .references(() => merchants.id),
     version: integer('version').notNull(),
     bankName: text('bank_name').notNull(),
-    accountOwnership: text('account_ownership').notNull(),
-    accountType: text('account_type').notNull(),
+    accountOwnership: text('account_ownership').$type<'personal' | 'business'>().notNull(),
+    accountType: text('account_type').$type<'checking' | 'savings'>().notNull(),
     accountName: text('account_name').notNull(),
     accountNumberEnc: text('account_number_enc').notNull(),
     routingNumberEnc: text('routing_number_enc').notNull(),
