@@ -1,0 +1,50 @@
+import { index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { accounts } from './accounts';
+import { timestamps } from './columns';
+import { customers } from './customers';
+
+export const tokenTypes = ['card'] as const;
+export type TokenType = (typeof tokenTypes)[number];
+
+/** The billing address kept with a vault token (all parts optional). */
+export type TokenBillingAddress = {
+  line1?: string;
+  line2?: string;
+  city?: string;
+  state?: string;
+  zip?: string;
+  country?: string;
+};
+
+/**
+ * A vault token: a card kept for later charges. Owned by the payments service.
+ * The PAN lives only in `panEnc` (AES-256-GCM, key id inside the ciphertext); brand and last four are plain
+ * for display. The security code is checked at creation and never stored anywhere.
+ */
+export const tokens = pgTable(
+  'tokens',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    customerId: text('customer_id').references(() => customers.id),
+    tokenType: text('token_type').$type<TokenType>().notNull(),
+    label: text('label'),
+    holder: text('holder').notNull(),
+    panEnc: text('pan_enc').notNull(),
+    brand: text('brand').notNull(),
+    last4: text('last4').notNull(),
+    /** MMYY, as given. */
+    expiry: text('expiry').notNull(),
+    billingAddress: jsonb('billing_address').$type<TokenBillingAddress>(),
+    ...timestamps,
+  },
+  (t) => [
+    index('tokens_account_created_idx').on(t.accountId, t.createdAt.desc(), t.id.desc()),
+    index('tokens_customer_created_idx').on(t.customerId, t.createdAt.desc(), t.id.desc()),
+  ],
+);
+
+export type Token = typeof tokens.$inferSelect;
+export type NewToken = typeof tokens.$inferInsert;

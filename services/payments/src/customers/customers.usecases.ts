@@ -1,0 +1,60 @@
+import type { CustomerInput } from '@pps/shared/contract';
+import type { ServiceContext } from '@pps/shared/http';
+import { newId } from '@pps/shared/ids';
+import { customerErrors } from './customers.errors';
+import { type Customer, findCustomer, findMerchantOwner, insertCustomer, listCustomers } from './customers.repository';
+
+/** POST /customers. `merchantId`, when given, must be a merchant of the caller's account (any status). */
+export async function createCustomer({ ctx, input }: { ctx: ServiceContext; input: CustomerInput }): Promise<Customer> {
+  if (input.merchantId !== undefined) {
+    const merchant = await findMerchantOwner(ctx.db, input.merchantId);
+    if (!merchant) throw customerErrors.merchantNotFound(input.merchantId);
+    if (merchant.accountId !== ctx.accountId) throw customerErrors.merchantForbidden(input.merchantId);
+  }
+  const now = ctx.clock.now();
+  const customer = await insertCustomer(ctx.db, {
+    id: newId('customer'),
+    accountId: ctx.accountId,
+    name: input.name,
+    email: input.email ?? null,
+    phone: input.phone ?? null,
+    externalId: input.externalId ?? null,
+    merchantId: input.merchantId ?? null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  ctx.log.info({ customerId: customer.id, merchantId: customer.merchantId }, 'customer created');
+  return customer;
+}
+
+/** GET /customers/{id}: 404 when it does not exist, 403 when it is another account's. */
+export async function getCustomer({ ctx, id }: { ctx: ServiceContext; id: string }): Promise<Customer> {
+  const customer = await findCustomer(ctx.db, id);
+  if (!customer) throw customerErrors.notFound(id);
+  if (customer.accountId !== ctx.accountId) throw customerErrors.forbidden(id);
+  return customer;
+}
+
+/** GET /customers: newest first, filtered by `externalId` and `merchantId` (a merchant of the account). */
+export async function listAccountCustomers({
+  ctx,
+  query,
+}: {
+  ctx: ServiceContext;
+  query: { externalId?: string; merchantId?: string; limit: number; offset: number };
+}): Promise<{ rows: Customer[]; total: number }> {
+  const externalId = query.externalId === '' ? undefined : query.externalId;
+  const merchantId = query.merchantId === '' ? undefined : query.merchantId;
+  if (merchantId !== undefined) {
+    const merchant = await findMerchantOwner(ctx.db, merchantId);
+    if (!merchant) throw customerErrors.listMerchantNotFound(merchantId);
+    if (merchant.accountId !== ctx.accountId) throw customerErrors.listMerchantForbidden(merchantId);
+  }
+  return listCustomers(ctx.db, {
+    accountId: ctx.accountId,
+    externalId,
+    merchantId,
+    limit: query.limit,
+    offset: query.offset,
+  });
+}

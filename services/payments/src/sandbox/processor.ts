@@ -1,0 +1,116 @@
+import { randomInt } from 'node:crypto';
+import { cardBrandOf, isCardExpired, luhnValid, normalizeCardNumber } from '../tokens/card';
+import type { BillingAddress } from '../tokens/tokens.repository';
+
+export type AvsResult = 'Y' | 'Z' | 'A' | 'N' | 'U';
+
+export type CardAuthorizationRequest = {
+  card: { number: string; expiry: string /* MMYY */; holder: string };
+  /** Integer cents. */
+  amount: number;
+  billingAddress: BillingAddress | null;
+  now: Date;
+};
+
+export type CardAuthorization = {
+  approved: boolean;
+  /** '00' approved; '05', '14', '51', '54', '96' declines. */
+  code: string;
+  message: string;
+  /** Six uppercase letters and digits when approved, null when declined. */
+  authCode: string | null;
+  avsResult: AvsResult;
+  brand: string;
+  last4: string;
+};
+
+/** A card network stand-in; a real acquirer connector implements the same interface. */
+export interface Processor {
+  authorizeCard(request: CardAuthorizationRequest): Promise<CardAuthorization>;
+}
+
+type Decline = { code: string; message: string };
+
+export const APPROVED = { code: '00', message: 'Approved' } as const;
+
+/** Issuer declines by card number (DESIGN §7). */
+export const SANDBOX_DECLINES: Readonly<Record<string, Decline>> = {
+  '4000000000000002': { code: '05', message: 'Do not honor' },
+  '4000000000009995': { code: '51', message: 'Insufficient funds' },
+  '4000000000000069': { code: '54', message: 'Expired card' },
+  '4000000000000119': { code: '96', message: 'Processing error' },
+};
+
+/** Approved cards whose AVS result is fixed whatever the address (DESIGN §7). */
+export const SANDBOX_AVS_RESULTS: Readonly<Record<string, AvsResult>> = {
+  '4000000000000010': 'N',
+  '4000000000000028': 'Z',
+  '4000000000000036': 'A',
+  '4000000000000044': 'U',
+};
+
+const EXPIRED: Decline = { code: '54', message: 'Expired card' };
+const INVALID_NUMBER: Decline = { code: '14', message: 'Invalid card number' };
+
+const given = (value: string | undefined) => value !== undefined && value.trim() !== '';
+
+/** The AVS result of an ordinary approved card: Y with line1 and zip, Z with zip only, U without a zip. */
+export function avsFromAddress(address: BillingAddress | null): AvsResult {
+  if (!address || !given(address.zip)) return 'U';
+  return given(address.line1) ? 'Y' : 'Z';
+}
+
+/**
+ * Whether a payment may go ahead with this AVS result: always when the client does not ask for AVS
+ * (`useAVS` false) or the merchant's mode is Disabled; Standard needs the ZIP to match (Y, Z); Strict the
+ * full address (Y).
+ */
+export function avsAccepted(result: AvsResult, mode: 'Standard' | 'Strict' | 'Disabled', useAVS: boolean): boolean {
+  if (!useAVS || mode === 'Disabled') return true;
+  if (mode === 'Strict') return result === 'Y';
+  return result === 'Y' || result === 'Z';
+}
+
+const AUTH_CODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/** Six random uppercase letters and digits. */
+export function newAuthCode(): string {
+  let code = '';
+  for (let i = 0; i < 6; i++) code += AUTH_CODE_ALPHABET[randomInt(AUTH_CODE_ALPHABET.length)];
+  return code;
+}
+
+/**
+ * The built-in sandbox: decides by card number as DESIGN §7's table says. The expiry is checked first (by
+ * `now`), then the issuer's table; every other Luhn-valid card is approved. Declines carry AVS `U`: the
+ * issuer stopped before verifying the address. Amounts never change the outcome.
+ */
+export class SandboxProcessor implements Processor {
+  async authorizeCard(request: CardAuthorizationRequest): Promise<CardAuthorization> {
+    if (!Number.isSafeInteger(request.amount) || request.amount <= 0) {
+      throw new RangeError('amount must be positive integer cents');
+    }
+    const number = normalizeCardNumber(request.card.number);
+    const identity = { brand: cardBrandOf(number), last4: number.slice(-4) };
+    const decline = (reason: Decline): CardAuthorization => ({
+      approved: false,
+      ...reason,
+      authCode: null,
+      avsResult: 'U',
+      ...identity,
+    });
+
+    if (!/^\d{12,19}$/.test(number) || !luhnValid(number)) return decline(INVALID_NUMBER);
+    if (isCardExpired(request.card.expiry, request.now)) return decline(EXPIRED);
+    const issuerDecline = SANDBOX_DECLINES[number];
+    if (issuerDecline) return decline(issuerDecline);
+
+    return {
+      approved: true,
+      ...APPROVED,
+      authCode: newAuthCode(),
+      avsResult: SANDBOX_AVS_RESULTS[number] ?? avsFromAddress(request.billingAddress),
+      ...identity,
+    };
+  }
+}

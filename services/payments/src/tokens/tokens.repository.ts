@@ -1,0 +1,90 @@
+import type { Config } from '@pps/shared/config';
+import { FieldCipher } from '@pps/shared/crypto';
+import { type DbOrTx, schema } from '@pps/shared/db';
+import { and, count, desc, eq } from 'drizzle-orm';
+
+const { tokens } = schema;
+
+export type Token = schema.Token;
+export type NewToken = schema.NewToken;
+
+export type BillingAddress = {
+  line1?: string;
+  line2?: string;
+  city?: string;
+  state?: string;
+  zip?: string;
+  country?: string;
+};
+
+/** What a charge needs from the vault: the clear card number, never shown to a client or written to a log. */
+export type ChargeableCard = {
+  tokenId: string;
+  customerId: string | null;
+  card: { number: string; expiry: string; holder: string; brand: string; last4: string };
+  billingAddress: BillingAddress | null;
+};
+
+/** The cipher of card numbers: AES-256-GCM with DATA_ENCRYPTION_KEYS (first key active, older keys decrypt). */
+export const createTokenCipher = (config: Pick<Config, 'DATA_ENCRYPTION_KEYS'>) =>
+  new FieldCipher(config.DATA_ENCRYPTION_KEYS);
+
+export async function insertToken(db: DbOrTx, values: NewToken): Promise<Token> {
+  const [row] = await db.insert(tokens).values(values).returning();
+  if (!row) throw new Error('token insert returned no row');
+  return row;
+}
+
+export async function findToken(db: DbOrTx, id: string): Promise<Token | undefined> {
+  const [row] = await db.select().from(tokens).where(eq(tokens.id, id));
+  return row;
+}
+
+export async function listTokens(
+  db: DbOrTx,
+  filter: { accountId: string; customerId?: string; limit: number; offset: number },
+): Promise<{ rows: Token[]; total: number }> {
+  const where = and(
+    eq(tokens.accountId, filter.accountId),
+    filter.customerId === undefined ? undefined : eq(tokens.customerId, filter.customerId),
+  );
+  const [rows, [counted]] = await Promise.all([
+    db
+      .select()
+      .from(tokens)
+      .where(where)
+      .orderBy(desc(tokens.createdAt), desc(tokens.id))
+      .limit(filter.limit)
+      .offset(filter.offset),
+    db.select({ total: count() }).from(tokens).where(where),
+  ]);
+  return { rows, total: counted?.total ?? 0 };
+}
+
+/**
+ * The card of a vault token of this account, decrypted for the processor; undefined when the token does not
+ * exist or belongs to another account (the caller answers both the same way, so ids can't be probed).
+ */
+export async function loadCardForCharge(
+  db: DbOrTx,
+  cipher: FieldCipher,
+  input: { accountId: string; tokenId: string },
+): Promise<ChargeableCard | undefined> {
+  const [row] = await db
+    .select()
+    .from(tokens)
+    .where(and(eq(tokens.id, input.tokenId), eq(tokens.accountId, input.accountId)));
+  if (!row) return undefined;
+  return {
+    tokenId: row.id,
+    customerId: row.customerId,
+    card: {
+      number: cipher.decrypt(row.panEnc),
+      expiry: row.expiry,
+      holder: row.holder,
+      brand: row.brand,
+      last4: row.last4,
+    },
+    billingAddress: row.billingAddress ?? null,
+  };
+}
