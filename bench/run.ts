@@ -1,9 +1,9 @@
-import autocannon from 'autocannon';
 import { systemClock } from '@pps/shared/clock';
 import { loadConfig } from '@pps/shared/config';
 import { createDatabase, runMigrations } from '@pps/shared/db';
 import { createLogger } from '@pps/shared/logger';
 import { closeServer, listen } from '@pps/shared/runtime';
+import autocannon from 'autocannon';
 import { createAccount } from '../services/gateway/src/admin/accounts.usecases';
 import { createGatewayApp } from '../services/gateway/src/app';
 import { AuthCache } from '../services/gateway/src/auth/auth-cache';
@@ -63,7 +63,14 @@ for (const scenario of await scenarios(base, credentials)) {
 
 const baseline = rows[0]?.rps ?? 1;
 console.log(`\n${DURATION}s per scenario, ${CONNECTIONS} connections, loopback, one process\n`);
-console.log('scenario'.padEnd(44), 'req/s'.padStart(8), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'vs first'.padStart(9), 'non-2xx'.padStart(8));
+console.log(
+  'scenario'.padEnd(44),
+  'req/s'.padStart(8),
+  'p50 ms'.padStart(8),
+  'p99 ms'.padStart(8),
+  'vs first'.padStart(9),
+  'non-2xx'.padStart(8),
+);
 for (const row of rows) {
   console.log(
     row.name.padEnd(44),

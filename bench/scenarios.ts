@@ -15,6 +15,11 @@ export async function scenarios(_base: string, credentials: { headers: Record<st
   return [
     { name: 'GET /healthz (no auth, baseline)', method: 'GET', path: '/healthz' },
     { name: 'GET /auth/token (four-header check)', method: 'GET', path: '/auth/token', headers: credentials.headers },
-    { name: 'GET /payments/states (auth + signed forward)', method: 'GET', path: '/payments/states', headers: credentials.headers },
+    {
+      name: 'GET /payments/states (auth + signed forward)',
+      method: 'GET',
+      path: '/payments/states',
+      headers: credentials.headers,
+    },
   ];
 }

@@ -1,21 +1,37 @@
 import { parseArgs } from 'node:util';
+import { systemClock } from '@pps/shared/clock';
 import { loadConfig } from '@pps/shared/config';
 import { createDatabase, runMigrations } from '@pps/shared/db';
+import { OPERATOR_ACCOUNT_ID, type ServiceContext } from '@pps/shared/http';
+import { newId } from '@pps/shared/ids';
+import { createLogger } from '@pps/shared/logger';
+import { isMerchantStatus } from '@pps/shared/states';
 import { createAccount, setAccountStatus } from '../services/gateway/src/admin/accounts.usecases';
+import { changeMerchantStatus, updateMerchantFeatures } from '../services/merchants/src/admin/admin.usecases';
 
 /**
  * Ops CLI: the same use cases as the admin API, run against DATABASE_URL.
  *   npm run cli -- accounts:create --name "Acme"
  *   npm run cli -- accounts:status --id acct_… --status disabled
+ *   npm run cli -- merchants:status --id mer_… --status suspended --reason "chargebacks"
+ *   npm run cli -- merchants:features --id mer_… --second-split true
  */
 const USAGE = `usage:
   npm run cli -- accounts:create --name NAME
-  npm run cli -- accounts:status --id ACCOUNT_ID --status active|disabled`;
+  npm run cli -- accounts:status --id ACCOUNT_ID --status active|disabled
+  npm run cli -- merchants:status --id MERCHANT_ID --status active|pending|suspended|closed [--reason TEXT]
+  npm run cli -- merchants:features --id MERCHANT_ID --second-split true|false`;
 
 const [command, ...rest] = process.argv.slice(2);
 const { values } = parseArgs({
   args: rest,
-  options: { name: { type: 'string' }, id: { type: 'string' }, status: { type: 'string' } },
+  options: {
+    name: { type: 'string' },
+    id: { type: 'string' },
+    status: { type: 'string' },
+    reason: { type: 'string' },
+    'second-split': { type: 'string' },
+  },
   strict: true,
 });
 
@@ -27,7 +43,9 @@ try {
     case 'accounts:create': {
       if (!values.name) throw new Error('--name is required');
       const created = await createAccount(database.db, { name: values.name });
-      console.log(JSON.stringify({ accountId: created.account.id, apiKey: created.apiKey, appId: created.appId }, null, 2));
+      console.log(
+        JSON.stringify({ accountId: created.account.id, apiKey: created.apiKey, appId: created.appId }, null, 2),
+      );
       break;
     }
     case 'accounts:status': {
@@ -38,13 +56,51 @@ try {
       console.log(JSON.stringify({ accountId: account.id, status: account.status }, null, 2));
       break;
     }
+    case 'merchants:status': {
+      if (!values.id || !values.status || !isMerchantStatus(values.status)) {
+        throw new Error('--id and --status active|pending|suspended|closed are required');
+      }
+      const merchant = await changeMerchantStatus({
+        ctx: operatorContext(),
+        input: { merchantId: values.id, status: values.status, reason: values.reason },
+      });
+      console.log(JSON.stringify({ merchantId: merchant.id, status: merchant.attributes.status }, null, 2));
+      break;
+    }
+    case 'merchants:features': {
+      const flag = values['second-split'];
+      if (!values.id || (flag !== 'true' && flag !== 'false')) {
+        throw new Error('--id and --second-split true|false are required');
+      }
+      const merchant = await updateMerchantFeatures({
+        ctx: operatorContext(),
+        input: { merchantId: values.id, features: { secondSplit: flag === 'true' } },
+      });
+      console.log(JSON.stringify({ merchantId: merchant.id, features: merchant.attributes.features }, null, 2));
+      break;
+    }
     default:
       console.error(USAGE);
       process.exitCode = 2;
   }
 } catch (error) {
-  console.error(`error: ${(error as Error).message}`);
+  const detail = (error as { detail?: string }).detail ?? (error as Error).message;
+  console.error(`error: ${detail}`);
   process.exitCode = 1;
 } finally {
   await database.close();
+}
+
+/** The CLI acts as ops, like `/admin/*` with ADMIN_TOKEN. */
+function operatorContext(): ServiceContext {
+  return {
+    accountId: OPERATOR_ACCOUNT_ID,
+    appId: 'cli',
+    clockOffsetSeconds: 0,
+    requestId: newId('request'),
+    config,
+    db: database.db,
+    clock: systemClock,
+    log: createLogger({ level: 'warn', name: 'cli' }),
+  };
 }

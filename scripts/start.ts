@@ -1,8 +1,8 @@
 import { systemClock } from '@pps/shared/clock';
+import { schema } from '@pps/shared/db';
 import { createMetrics } from '@pps/shared/metrics';
 import { bootstrap, closeServer, listen, onShutdown } from '@pps/shared/runtime';
 import { eq } from 'drizzle-orm';
-import { schema } from '@pps/shared/db';
 import Redis from 'ioredis';
 import { createAccount } from '../services/gateway/src/admin/accounts.usecases';
 import { createGatewayApp } from '../services/gateway/src/app';
@@ -20,7 +20,9 @@ const { config, log, database } = await bootstrap('pps');
 const serviceDeps = { config, db: database.db, log, clock: systemClock };
 const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: false });
 redis.on('error', () => {});
-redis.connect().catch(() => log.warn('redis unreachable; the API keeps working, background work resumes when it returns'));
+redis
+  .connect()
+  .catch(() => log.warn('redis unreachable; the API keeps working, background work resumes when it returns'));
 
 const gateway = createGatewayApp(
   {

@@ -59,18 +59,28 @@ describe('admin onboarding', () => {
 
 describe('POST /auth/key', () => {
   it('needs x-api-key', async () => {
-    const err = expectError(await stack.call('POST', '/auth/key', { body: keyBody(creds.appId) }), 401, 'missing_api_key');
+    const err = expectError(
+      await stack.call('POST', '/auth/key', { body: keyBody(creds.appId) }),
+      401,
+      'missing_api_key',
+    );
     expect(err.detail).toMatch(/x-api-key/);
   });
 
   it('refuses an unknown API key', async () => {
-    const res = await stack.call('POST', '/auth/key', { headers: { 'x-api-key': 'sk_test_nope' }, body: keyBody(creds.appId) });
+    const res = await stack.call('POST', '/auth/key', {
+      headers: { 'x-api-key': 'sk_test_nope' },
+      body: keyBody(creds.appId),
+    });
     expectError(res, 401, 'invalid_api_key');
   });
 
   it('refuses an appId of another account with 403', async () => {
     const other = await stack.createAccount('Other');
-    const res = await stack.call('POST', '/auth/key', { headers: { 'x-api-key': creds.apiKey }, body: keyBody(other.appId) });
+    const res = await stack.call('POST', '/auth/key', {
+      headers: { 'x-api-key': creds.apiKey },
+      body: keyBody(other.appId),
+    });
     expectError(res, 403, 'app_not_authorized', '/data/attributes/appId');
   });
 
@@ -85,7 +95,10 @@ describe('POST /auth/key', () => {
 
   it('returns the API key as data.id and a new app key', async () => {
     const fresh = await stack.createAccount('Keyed');
-    const res = await stack.call('POST', '/auth/key', { headers: { 'x-api-key': fresh.apiKey }, body: keyBody(fresh.appId) });
+    const res = await stack.call('POST', '/auth/key', {
+      headers: { 'x-api-key': fresh.apiKey },
+      body: keyBody(fresh.appId),
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ data: { type: 'auth', id: fresh.apiKey, attributes: { appId: fresh.appId } } });
     expect(res.body.data.attributes.appKey).toMatch(/^ak_/);
@@ -102,13 +115,19 @@ describe('POST /auth/token', () => {
   });
 
   it('401s an invalid app key', async () => {
-    const res = await stack.call('POST', '/auth/token', { headers: { 'x-api-key': creds.apiKey }, body: tokenBody('ak_nope') });
+    const res = await stack.call('POST', '/auth/token', {
+      headers: { 'x-api-key': creds.apiKey },
+      body: tokenBody('ak_nope'),
+    });
     expectError(res, 401, 'invalid_app_key', '/data/attributes/appKey');
   });
 
   it("401s another account's app key", async () => {
     const other = await stack.createAccount('Other 2');
-    const res = await stack.call('POST', '/auth/token', { headers: { 'x-api-key': creds.apiKey }, body: tokenBody(other.appKey) });
+    const res = await stack.call('POST', '/auth/token', {
+      headers: { 'x-api-key': creds.apiKey },
+      body: tokenBody(other.appKey),
+    });
     expectError(res, 401, 'invalid_app_key');
   });
 
@@ -116,9 +135,15 @@ describe('POST /auth/token', () => {
     const fresh = await stack.createAccount('Rotating');
     const before = await stack.call('GET', '/auth/token', { as: fresh });
     expect(before.status).toBe(200);
-    const rotated = await stack.call('POST', '/auth/key', { headers: { 'x-api-key': fresh.apiKey }, body: keyBody(fresh.appId) });
+    const rotated = await stack.call('POST', '/auth/key', {
+      headers: { 'x-api-key': fresh.apiKey },
+      body: keyBody(fresh.appId),
+    });
     expect(rotated.status).toBe(201);
-    const old = await stack.call('POST', '/auth/token', { headers: { 'x-api-key': fresh.apiKey }, body: tokenBody(fresh.appKey) });
+    const old = await stack.call('POST', '/auth/token', {
+      headers: { 'x-api-key': fresh.apiKey },
+      body: tokenBody(fresh.appKey),
+    });
     const err = expectError(old, 401, 'app_key_superseded');
     expect(err.detail).toMatch(/superseded/);
     expectError(await stack.call('GET', '/auth/token', { as: fresh }), 401, 'token_revoked');
@@ -130,12 +155,18 @@ describe('POST /auth/token', () => {
   });
 
   it('issues a JWT valid one hour', async () => {
-    const res = await stack.call('POST', '/auth/token', { headers: { 'x-api-key': creds.apiKey }, body: tokenBody(creds.appKey) });
+    const res = await stack.call('POST', '/auth/token', {
+      headers: { 'x-api-key': creds.apiKey },
+      body: tokenBody(creds.appKey),
+    });
     expect(res.status).toBe(201);
     const { appToken, expiresIn, tokenType } = res.body.data.attributes;
     expect(tokenType).toBe('Bearer');
     expect(expiresIn).toBe(3600);
-    const [header, payload] = appToken.split('.').slice(0, 2).map((part: string) => JSON.parse(Buffer.from(part, 'base64url').toString()));
+    const [header, payload] = appToken
+      .split('.')
+      .slice(0, 2)
+      .map((part: string) => JSON.parse(Buffer.from(part, 'base64url').toString()));
     expect(header).toMatchObject({ alg: 'HS256', typ: 'JWT', kid: 'k1' });
     expect(payload).toMatchObject({ sub: creds.appId, acc: creds.accountId });
     expect(payload.exp - payload.iat).toBe(3600);
@@ -161,24 +192,34 @@ describe('the four headers', () => {
     ['Basic scheme', (t: string) => `Basic ${t}`],
     ['token with a space inside', (t: string) => `Bearer ${t.slice(0, 5)} ${t.slice(5)}`],
   ])('401s a malformed Authorization (%s)', async (_, format) => {
-    const res = await stack.call('GET', '/auth', { headers: { ...creds.headers, authorization: format(creds.appToken) } });
+    const res = await stack.call('GET', '/auth', {
+      headers: { ...creds.headers, authorization: format(creds.appToken) },
+    });
     const err = expectError(res, 401, 'malformed_authorization');
     expect(err.detail).toMatch(/capital B, one space/);
   });
 
   it('401s a token whose signature is wrong', async () => {
     const [h, p] = creds.appToken.split('.');
-    const res = await stack.call('GET', '/auth', { headers: { ...creds.headers, authorization: `Bearer ${h}.${p}.AAAA` } });
+    const res = await stack.call('GET', '/auth', {
+      headers: { ...creds.headers, authorization: `Bearer ${h}.${p}.AAAA` },
+    });
     expectError(res, 401, 'invalid_token');
   });
 
   it('401s an unknown API key', async () => {
-    expectError(await stack.call('GET', '/auth', { headers: { ...creds.headers, 'x-api-key': 'sk_test_x' } }), 401, 'invalid_api_key');
+    expectError(
+      await stack.call('GET', '/auth', { headers: { ...creds.headers, 'x-api-key': 'sk_test_x' } }),
+      401,
+      'invalid_api_key',
+    );
   });
 
   it("401s a token of another account (with this account's API key)", async () => {
     const other = await stack.createAccount('Mallory');
-    const res = await stack.call('GET', '/auth', { headers: { ...creds.headers, authorization: `Bearer ${other.appToken}` } });
+    const res = await stack.call('GET', '/auth', {
+      headers: { ...creds.headers, authorization: `Bearer ${other.appToken}` },
+    });
     expectError(res, 401, 'token_account_mismatch');
   });
 
@@ -206,9 +247,15 @@ describe('the four headers', () => {
     });
     expect(disable.status).toBe(200);
     expectError(await stack.call('GET', '/auth', { as: fresh }), 403, 'account_disabled');
-    const key = await stack.call('POST', '/auth/key', { headers: { 'x-api-key': fresh.apiKey }, body: keyBody(fresh.appId) });
+    const key = await stack.call('POST', '/auth/key', {
+      headers: { 'x-api-key': fresh.apiKey },
+      body: keyBody(fresh.appId),
+    });
     expectError(key, 403, 'account_disabled');
-    const token = await stack.call('POST', '/auth/token', { headers: { 'x-api-key': fresh.apiKey }, body: tokenBody(fresh.appKey) });
+    const token = await stack.call('POST', '/auth/token', {
+      headers: { 'x-api-key': fresh.apiKey },
+      body: tokenBody(fresh.appKey),
+    });
     expectError(token, 403, 'account_disabled');
   });
 
@@ -286,7 +333,10 @@ describe('sandbox clock', () => {
       body: { data: { type: 'clock', attributes: { advanceSeconds: -5 } } },
     });
     expectError(negative, 422, 'clock_backwards', '/data/attributes/advanceSeconds');
-    const both = await stack.call('POST', '/sandbox/clock', { as: fresh, body: { data: { type: 'clock', attributes: {} } } });
+    const both = await stack.call('POST', '/sandbox/clock', {
+      as: fresh,
+      body: { data: { type: 'clock', attributes: {} } },
+    });
     expect(both.status).toBe(400);
     const other = await stack.call('GET', '/sandbox/clock', { as: creds });
     expect(other.body.data.attributes.offsetSeconds).toBe(0);
@@ -303,10 +353,21 @@ describe('operations endpoints', () => {
     expect(metrics.body).toContain('pps_http_request_duration_seconds');
     const doc = await stack.call('GET', '/openapi.json');
     expect(doc.body.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/auth/key', '/auth/token', '/admin/accounts']));
+    expect(Object.keys(doc.body.paths)).toEqual(
+      expect.arrayContaining(['/auth/key', '/auth/token', '/admin/accounts']),
+    );
     const docs = await stack.call('GET', '/docs');
     expect(docs.body).toContain('/openapi.json');
     const asset = await stack.call('GET', '/docs/assets/swagger-ui-bundle.js');
     expect(asset.status).toBe(200);
+  });
+});
+
+describe('routes of the contract not built yet', () => {
+  it('answer 501 in the envelope, never fake data', async () => {
+    const res = await stack.call('GET', '/webhooks', { as: creds });
+    const err = expectError(res, 501, 'not_implemented');
+    expect(err.title).toBe('Not Implemented');
+    expectError(await stack.call('GET', '/events/evt_x', { as: creds }), 501, 'not_implemented');
   });
 });

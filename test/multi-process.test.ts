@@ -55,7 +55,11 @@ beforeAll(async () => {
     PAYMENTS_URL: `http://127.0.0.1:${paymentsPort}`,
     MERCHANTS_URL: merchantsUrl,
   });
-  await Promise.all([waitFor(`${base}/healthz`), waitFor(`${merchantsUrl}/`), waitFor(`http://127.0.0.1:${paymentsPort}/`)]);
+  await Promise.all([
+    waitFor(`${base}/healthz`),
+    waitFor(`${merchantsUrl}/`),
+    waitFor(`http://127.0.0.1:${paymentsPort}/`),
+  ]);
 }, 60_000);
 
 afterAll(async () => {
@@ -73,7 +77,11 @@ afterAll(async () => {
 });
 
 const post = (path: string, body: unknown, headers: Record<string, string>) =>
-  fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 describe('separate processes', () => {
   it('walks key → token → an authenticated call through gateway to each service', async () => {
@@ -86,7 +94,11 @@ describe('separate processes', () => {
     const { apiKey, appId } = (await account.json()).data.attributes;
     const key = await post('/auth/key', { data: { type: 'auth', attributes: { appId } } }, { 'x-api-key': apiKey });
     const { appKey } = (await key.json()).data.attributes;
-    const token = await post('/auth/token', { data: { type: 'auth', attributes: { appKey } } }, { 'x-api-key': apiKey });
+    const token = await post(
+      '/auth/token',
+      { data: { type: 'auth', attributes: { appKey } } },
+      { 'x-api-key': apiKey },
+    );
     const { appToken } = (await token.json()).data.attributes;
     const headers = { authorization: `Bearer ${appToken}`, 'x-api-key': apiKey, appid: appId };
 

@@ -27,7 +27,12 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
     async (job) => {
       const handler = handlers[job.name];
       if (!handler) throw new Error(`no handler for job ${job.name}`);
-      await handler({ deps, payload: job.data, attempt: job.attemptsMade + 1, log: log.child({ job: job.name, jobId: job.id }) });
+      await handler({
+        deps,
+        payload: job.data,
+        attempt: job.attemptsMade + 1,
+        log: log.child({ job: job.name, jobId: job.id }),
+      });
     },
     { connection, prefix, concurrency: options.concurrency ?? 2 },
   );
@@ -36,7 +41,11 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
 
   void Promise.all(
     SCHEDULES.map(({ job, every }) =>
-      maintenance.upsertJobScheduler(job.name, { every }, { name: job.name, data: {}, opts: { removeOnComplete: 100, removeOnFail: 500 } }),
+      maintenance.upsertJobScheduler(
+        job.name,
+        { every },
+        { name: job.name, data: {}, opts: { removeOnComplete: 100, removeOnFail: 500 } },
+      ),
     ),
   ).catch((error) => log.warn({ err: (error as Error).message }, 'job schedulers not registered yet'));
 

@@ -1,8 +1,25 @@
 export * from './common';
+export * from './customers';
 export * from './gateway';
+export * from './merchants';
+export * from './payments';
+export * from './tokens';
+export * from './webhooks';
 
 import type { RouteConfig } from '@hono/zod-openapi';
+import { customersRoutes } from './customers';
 import { gatewayRoutes } from './gateway';
+import { merchantsRoutes } from './merchants';
+import { paymentsRoutes } from './payments';
+import { tokensRoutes } from './tokens';
+import { webhooksRoutes } from './webhooks';
 
 /** Every route of the public API, for the OpenAPI document. Each domain adds its list here. */
-export const allRoutes: RouteConfig[] = [...gatewayRoutes];
+export const allRoutes: RouteConfig[] = [
+  ...gatewayRoutes,
+  ...paymentsRoutes,
+  ...merchantsRoutes,
+  ...tokensRoutes,
+  ...customersRoutes,
+  ...webhooksRoutes,
+];

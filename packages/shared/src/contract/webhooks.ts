@@ -29,12 +29,21 @@ const webhookAttributes = z.object({
 const webhookResource = resourceSchema('webhooks', webhookAttributes).openapi('WebhookEndpoint');
 const webhookInput = z.object({
   url: z.string().url().openapi({ example: 'https://example.com/hooks/pps' }),
-  events: z.array(z.string()).min(1).openapi({ example: ['payment.completed', 'payment.failed'] }),
+  events: z
+    .array(z.string())
+    .min(1)
+    .openapi({ example: ['payment.completed', 'payment.failed'] }),
   description: z.string().max(500).optional(),
 });
 const eventResource = resourceSchema(
   'events',
-  z.object({ type: z.string(), resourceType: z.string(), resourceId: z.string(), payload: z.unknown(), createdAt: isoTimestamp }),
+  z.object({
+    type: z.string(),
+    resourceType: z.string(),
+    resourceId: z.string(),
+    payload: z.unknown(),
+    createdAt: isoTimestamp,
+  }),
 ).openapi('Event');
 const deliveryResource = resourceSchema(
   'deliveries',

@@ -27,12 +27,16 @@ describe('internal signature', () => {
     expect(codeOf(() => verifyInternal(secret, headersOf({}), 'POST', '/payments', now))).toBe(
       '401 internal_signature_missing',
     );
-    expect(codeOf(() => verifyInternal('another-secret-of-enough-length-0000000', headersOf(signed), 'POST', '/payments', now))).toBe(
-      '401 internal_signature_invalid',
-    );
-    expect(codeOf(() => verifyInternal(secret, headersOf({ ...signed, 'x-pps-account': 'acct_2' }), 'POST', '/payments', now))).toBe(
-      '401 internal_signature_invalid',
-    );
+    expect(
+      codeOf(() =>
+        verifyInternal('another-secret-of-enough-length-0000000', headersOf(signed), 'POST', '/payments', now),
+      ),
+    ).toBe('401 internal_signature_invalid');
+    expect(
+      codeOf(() =>
+        verifyInternal(secret, headersOf({ ...signed, 'x-pps-account': 'acct_2' }), 'POST', '/payments', now),
+      ),
+    ).toBe('401 internal_signature_invalid');
     expect(codeOf(() => verifyInternal(secret, headersOf(signed), 'GET', '/payments', now))).toBe(
       '401 internal_signature_invalid',
     );

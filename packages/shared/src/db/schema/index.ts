@@ -1,5 +1,10 @@
 // One drizzle schema for the one database. One file per table (or tightly bound pair).
 export * from './accounts';
 export * from './apps';
+export * from './customers';
 export * from './events';
+export * from './idempotency';
+export * from './ledger';
 export * from './merchants';
+export * from './payments';
+export * from './tokens';

@@ -1,0 +1,128 @@
+import { z } from '@hono/zod-openapi';
+import { isId } from '../ids';
+import { type AmountBounds, amountString } from '../money';
+
+/** POST /payments request bodies (DESIGN §8), one schema per `paymentType`. */
+
+/** Issues whose `params.code` names the error code to report instead of `invalid_field`. */
+export type CodedIssueParams = { code: string };
+
+/** Keeps zod's own message for a missing value, so the error mapper reports it as missing. */
+const unlessMissing = (message: string) => (issue: { input?: unknown }) =>
+  issue.input === undefined ? undefined : message;
+
+const text = (max = 500) => z.string().trim().min(1).max(max);
+
+const currency = z
+  .literal('USD', { error: unlessMissing('currency must be USD, the only supported currency') })
+  .openapi({ example: 'USD' });
+
+/** A vault token id: `tok_…`; anything else is 400 `invalid_token_format`. */
+const tokenId = z
+  .string()
+  .refine((value) => isId('token', value), {
+    message: 'must be a vault token id of the form tok_…',
+    params: { code: 'invalid_token_format' } satisfies CodedIssueParams,
+  })
+  .openapi({ example: 'tok_01jd0000000000000000000000' });
+
+const expiry = z
+  .string()
+  .regex(/^(0[1-9]|1[0-2])\d{2}$/, 'expiry must be MMYY')
+  .openapi({ example: '1230' });
+
+const billingAddressFields = {
+  line1: z.string().max(200).optional(),
+  line2: z.string().max(200).optional(),
+  city: z.string().max(100).optional(),
+  state: z.string().max(100).optional(),
+  zip: z.string().max(20).optional(),
+  country: z
+    .string()
+    .regex(/^[A-Za-z]{2,3}$/, 'country must be an ISO 3166 code, e.g. USA')
+    .optional(),
+};
+export const billingAddress = z.object(billingAddressFields).openapi('BillingAddress');
+const billingAddressWithCountry = z.object({
+  ...billingAddressFields,
+  country: billingAddressFields.country.unwrap().openapi({ example: 'USA' }),
+});
+
+const cardToken = z.object({ tokenId, holder: text(200), expiry, useAVS: z.boolean() });
+
+const transaction = (bounds: AmountBounds) => z.object({ amount: amountString(bounds), currency, invoice: text(100) });
+const refundTransaction = (bounds: AmountBounds) =>
+  z.object({ amount: amountString({ min: 1, max: bounds.max }), currency });
+const split = (bounds: AmountBounds) =>
+  z.object({ merchantId: text(64), amount: amountString({ min: 1, max: bounds.max }) });
+
+const common = { merchantId: text(64).openapi({ example: 'mer_…' }), miscData: z.string().max(10_000).optional() };
+const child = { parentPaymentId: text(64).openapi({ example: 'pay_…' }), miscData: common.miscData };
+
+/** The attributes of every `paymentType`, discriminated by it; amount bounds come from config. */
+export function paymentAttributesSchema(bounds: AmountBounds) {
+  return z.discriminatedUnion('paymentType', [
+    z.object({
+      paymentType: z.literal('tokenv3'),
+      ...common,
+      token: cardToken,
+      transaction: transaction(bounds),
+      billingAddress: billingAddressWithCountry,
+    }),
+    z.object({
+      paymentType: z.literal('tokenv3Split'),
+      ...common,
+      token: cardToken,
+      transaction: transaction(bounds),
+      billingAddress: billingAddress.optional(),
+      split: split(bounds),
+    }),
+    z.object({
+      paymentType: z.literal('card'),
+      ...common,
+      paymentMethod: z.object({ token: tokenId }),
+      transaction: transaction(bounds),
+    }),
+    z.object({
+      paymentType: z.literal('ACH'),
+      ...common,
+      StandardEntryClassCode: z.enum(['WEB', 'PPD', 'CCD', 'TEL']).default('WEB'),
+      bank: z.object({
+        bankName: text(200),
+        accountType: z.enum(['checking', 'savings']),
+        accountName: text(200),
+        accountNumber: z.string().regex(/^\d{4,17}$/, 'accountNumber must be 4 to 17 digits'),
+        routingNumber: z.string().regex(/^\d{9}$/, 'routingNumber must be 9 digits'),
+      }),
+      transaction: transaction(bounds),
+    }),
+    z.object({ paymentType: z.literal('refund'), ...child, transaction: refundTransaction(bounds) }),
+    z.object({ paymentType: z.literal('refundSplit'), ...child, transaction: refundTransaction(bounds) }),
+    z.object({ paymentType: z.literal('secondSplit'), ...child, split: split(bounds) }),
+  ]);
+}
+
+export function createPaymentBodySchema(bounds: AmountBounds) {
+  return z
+    .object({
+      data: z.object({
+        type: z.literal('payments').openapi({ example: 'payments' }),
+        requestId: z
+          .uuid({ error: unlessMissing('requestId must be a UUID') })
+          .optional()
+          .openapi({
+            description: 'Idempotency key (UUID), scoped to the account',
+            example: '3f0c2a52-5a4e-4b8f-9a35-2d6a1f0e8c11',
+          }),
+        attributes: paymentAttributesSchema(bounds),
+      }),
+    })
+    .openapi('PaymentCreateRequest');
+}
+
+export type CreatePaymentBody = z.output<ReturnType<typeof createPaymentBodySchema>>;
+export type PaymentAttributesInput = CreatePaymentBody['data']['attributes'];
+export type PaymentInputOf<T extends PaymentAttributesInput['paymentType']> = Extract<
+  PaymentAttributesInput,
+  { paymentType: T }
+>;

@@ -1,0 +1,214 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { configSchema } from '../config/config';
+import { paginationQuery } from '../http/pagination';
+import type { AmountBounds } from '../money';
+import { paymentStatuses } from '../states/payment-states';
+import {
+  authenticated,
+  centsString,
+  errorResponses,
+  idParam,
+  isoTimestamp,
+  jsonBody,
+  jsonResponse,
+  listDocument,
+  resourceSchema,
+  singleDocument,
+} from './common';
+import { billingAddress, createPaymentBodySchema } from './payment-requests';
+
+export * from './payment-requests';
+
+// ── response ───────────────────────────────────────────────────────────────────
+export const paymentTransactionSchema = z.object({
+  code: z.string().openapi({ example: '0' }),
+  message: z.string().openapi({ example: 'Approved' }),
+  amount: centsString,
+  currency: z.string(),
+  invoice: z.string().optional(),
+  authCode: z.string().nullable().optional(),
+  avsResult: z.string().nullable().optional(),
+  gross: centsString,
+  net: centsString,
+  grossMinusNet: centsString,
+  fee: centsString,
+  rate: z.string().openapi({ example: '2.9' }),
+  refundType: z.enum(['void', 'refund']).optional(),
+  returnCode: z.string().optional(),
+});
+
+export const paymentAttributesResponseSchema = z.object({
+  paymentType: z.enum(['card', 'ACH', 'refund', 'refundSplit', 'secondSplit']),
+  merchantId: z.string(),
+  parentPaymentId: z.string().optional(),
+  status: z.enum(paymentStatuses),
+  createdAt: isoTimestamp,
+  updatedAt: isoTimestamp,
+  settleAt: isoTimestamp.nullable(),
+  settledAt: isoTimestamp.nullable(),
+  transaction: paymentTransactionSchema,
+  card: z.object({ brand: z.string(), last4: z.string(), expiry: z.string(), holder: z.string() }).optional(),
+  billingAddress: billingAddress.nullable().optional(),
+  bank: z.record(z.string(), z.string()).optional(),
+  splits: z.array(z.object({ merchantId: z.string(), amount: centsString, status: z.string() })).optional(),
+  refunds: z.array(z.string()).optional(),
+  miscData: z.string().nullable(),
+  refundableAmount: centsString,
+  voidableUntil: isoTimestamp.nullable(),
+});
+
+export const paymentResourceSchema = resourceSchema('payments', paymentAttributesResponseSchema).openapi('Payment');
+
+const paymentSummarySchema = resourceSchema(
+  'payments',
+  z.object({
+    paymentType: paymentAttributesResponseSchema.shape.paymentType,
+    merchantId: z.string(),
+    parentPaymentId: z.string().optional(),
+    status: z.enum(paymentStatuses),
+    createdAt: isoTimestamp,
+    updatedAt: isoTimestamp,
+    transaction: z.object({
+      code: z.string(),
+      message: z.string(),
+      amount: centsString,
+      currency: z.string(),
+      invoice: z.string().optional(),
+      gross: centsString,
+      net: centsString,
+      grossMinusNet: centsString,
+    }),
+  }),
+).openapi('PaymentSummary');
+
+const paymentStatusSchema = z
+  .object({
+    data: resourceSchema(
+      'payments',
+      z.object({
+        status: z.enum(paymentStatuses),
+        paymentType: paymentAttributesResponseSchema.shape.paymentType,
+        amount: centsString,
+        currency: z.string(),
+        createdAt: isoTimestamp,
+        updatedAt: isoTimestamp,
+      }),
+    ),
+  })
+  .openapi('PaymentStatus');
+
+const paymentStatesSchema = singleDocument(
+  resourceSchema(
+    'paymentStates',
+    z.object({
+      statuses: z.array(z.enum(paymentStatuses)),
+      finalStatuses: z.array(z.enum(paymentStatuses)),
+      transitions: z.array(z.object({ from: z.enum(paymentStatuses), to: z.enum(paymentStatuses), event: z.string() })),
+    }),
+  ),
+).openapi('PaymentStates');
+
+// ── routes ─────────────────────────────────────────────────────────────────────
+const configDefaults = configSchema.parse({});
+const defaultBounds: AmountBounds = { min: configDefaults.MIN_AMOUNT_CENTS, max: configDefaults.MAX_AMOUNT_CENTS };
+
+/** POST /payments with the amount bounds of a running service's config (the documented one uses the defaults). */
+export const createPaymentRouteFor = (bounds: AmountBounds) =>
+  createRoute({
+    method: 'post',
+    path: '/payments',
+    tags: ['Payments'],
+    summary: 'Create a payment; data.attributes.paymentType chooses the operation',
+    description:
+      'tokenv3, tokenv3Split and card are live; ACH, refund, refundSplit and secondSplit answer 501 for now. ' +
+      'With data.requestId the call is idempotent per account: a replay answers the first response with ' +
+      'Idempotent-Replayed: true.',
+    security: authenticated,
+    request: { body: jsonBody(createPaymentBodySchema(bounds)) },
+    responses: {
+      201: jsonResponse('The payment', singleDocument(paymentResourceSchema)),
+      ...errorResponses(400, 401, 402, 403, 404, 409, 413, 415, 422, 501),
+    },
+  });
+
+export const createPaymentRoute = createPaymentRouteFor(defaultBounds);
+
+export const getPaymentRoute = createRoute({
+  method: 'get',
+  path: '/payments/{id}',
+  tags: ['Payments'],
+  summary: 'Retrieve a payment with its splits, refunds, refundable amount and void window',
+  security: authenticated,
+  request: { params: idParam('Payment id', 'pay_…') },
+  responses: {
+    200: jsonResponse('The payment', singleDocument(paymentResourceSchema)),
+    ...errorResponses(401, 403, 404),
+  },
+});
+
+export const getPaymentStatusRoute = createRoute({
+  method: 'get',
+  path: '/payments/status/{id}',
+  tags: ['Payments'],
+  summary: "A payment's status, lightly",
+  security: authenticated,
+  request: { params: idParam('Payment id', 'pay_…') },
+  responses: { 200: jsonResponse('The status', paymentStatusSchema), ...errorResponses(401, 403, 404) },
+});
+
+const isoDateParam = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value === '') return undefined;
+      const wellFormed =
+        z.iso.datetime({ offset: true }).safeParse(value).success || z.iso.date().safeParse(value).success;
+      if (!wellFormed) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be an ISO 8601 date or date-time` });
+        return z.NEVER;
+      }
+      return new Date(value);
+    })
+    .openapi({ type: 'string', format: 'date-time', param: { name, in: 'query' } });
+
+export const listPaymentsQuerySchema = z.object({
+  id: z
+    .string()
+    .optional()
+    .openapi({ param: { name: 'id', in: 'query' }, description: 'Merchant id (required)', example: 'mer_…' }),
+  status: z.enum(paymentStatuses).optional(),
+  startDate: isoDateParam('startDate').openapi({ description: 'Created at or after (inclusive)' }),
+  endDate: isoDateParam('endDate').openapi({ description: 'Created before (exclusive)' }),
+  ...paginationQuery,
+});
+
+export const listPaymentsRoute = createRoute({
+  method: 'get',
+  path: '/payments',
+  tags: ['Payments'],
+  summary: "A merchant's payments and their children, newest first",
+  security: authenticated,
+  request: { query: listPaymentsQuerySchema },
+  responses: {
+    200: jsonResponse('A page of payments', listDocument(paymentSummarySchema)),
+    ...errorResponses(400, 401, 403),
+  },
+});
+
+export const paymentStatesRoute = createRoute({
+  method: 'get',
+  path: '/payments/states',
+  tags: ['Payments'],
+  summary: 'The payment state machine: statuses and legal transitions',
+  security: authenticated,
+  responses: { 200: jsonResponse('The state machine', paymentStatesSchema), ...errorResponses(401) },
+});
+
+export const paymentsRoutes = [
+  createPaymentRoute,
+  paymentStatesRoute,
+  getPaymentStatusRoute,
+  getPaymentRoute,
+  listPaymentsRoute,
+];

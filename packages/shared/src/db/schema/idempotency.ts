@@ -1,0 +1,28 @@
+import { index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { ts } from './columns';
+
+/**
+ * Idempotency keys of `POST /payments` (`data.requestId`), scoped to the account. The row is inserted first in
+ * the payment's transaction, so a concurrent duplicate blocks on the primary key until the first commits; the
+ * response columns are filled before that commit, so a committed row always holds its response.
+ * `createdAt` is real time: keys expire after IDEMPOTENCY_TTL_DAYS whatever the sandbox clock says.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    accountId: text('account_id').notNull(),
+    requestId: text('request_id').notNull(),
+    /** sha256 of the canonical JSON of `data` without `requestId`. */
+    requestHash: text('request_hash').notNull(),
+    responseStatus: integer('response_status'),
+    responseBody: jsonb('response_body').$type<Record<string, unknown>>(),
+    paymentId: text('payment_id'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: 'idempotency_keys_pk', columns: [t.accountId, t.requestId] }),
+    index('idempotency_keys_created_idx').on(t.createdAt),
+  ],
+);
+
+export type IdempotencyKey = typeof idempotencyKeys.$inferSelect;

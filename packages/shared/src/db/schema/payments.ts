@@ -1,0 +1,108 @@
+import { sql } from 'drizzle-orm';
+import { type AnyPgColumn, bigint, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import type { PaymentStatus } from '../../states/payment-states';
+import { accounts } from './accounts';
+import { ts } from './columns';
+import { merchants } from './merchants';
+
+/** What a record is, as responses show it: token payments are `card`; the others are children of a payment. */
+export const paymentTypes = ['card', 'ACH', 'refund', 'refundSplit', 'secondSplit'] as const;
+export type PaymentType = (typeof paymentTypes)[number];
+
+/** The `paymentType` the client sent, kept apart from what the record is. */
+export const paymentRequestTypes = [
+  'tokenv3',
+  'card',
+  'tokenv3Split',
+  'ACH',
+  'refund',
+  'refundSplit',
+  'secondSplit',
+] as const;
+export type PaymentRequestType = (typeof paymentRequestTypes)[number];
+
+export type CardSnapshot = { brand: string; last4: string; expiry: string; holder: string };
+export type BillingAddress = {
+  line1?: string;
+  line2?: string;
+  city?: string;
+  state?: string;
+  zip?: string;
+  country?: string;
+};
+/** ACH bank details as shown on retrieval; the full account number never lands here. */
+export type BankSnapshot = {
+  bankName: string;
+  accountType: string;
+  accountName: string;
+  last4: string;
+  routingLast4: string;
+  standardEntryClassCode?: string;
+};
+
+const cents = (name: string) => bigint(name, { mode: 'number' });
+
+/**
+ * Every money movement record: payments, and their children (refunds, voids, split refunds, second splits)
+ * linked through `parentPaymentId`. Owned by the payments service. Amounts are integer cents.
+ * `createdAt`/`updatedAt` and the state timestamps come from the account's sandbox clock.
+ */
+export const payments = pgTable(
+  'payments',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    parentPaymentId: text('parent_payment_id').references((): AnyPgColumn => payments.id),
+    paymentType: text('payment_type').$type<PaymentType>().notNull(),
+    requestType: text('request_type').$type<PaymentRequestType>().notNull(),
+    status: text('status').$type<PaymentStatus>().notNull(),
+    amount: cents('amount').notNull(),
+    currency: text('currency').notNull(),
+    invoice: text('invoice'),
+    gross: cents('gross').notNull(),
+    /** Pricing in force when the record was made: fixed fee (cents) and rate (basis points). */
+    feeFixed: cents('fee_fixed').notNull(),
+    rateBasisPoints: integer('rate_basis_points').notNull(),
+    grossMinusNet: cents('gross_minus_net').notNull(),
+    net: cents('net').notNull(),
+    /** The first split of a tokenv3Split (or the moved amount of a secondSplit); carries no fee. */
+    splitMerchantId: text('split_merchant_id').references(() => merchants.id),
+    splitAmount: cents('split_amount'),
+    refundType: text('refund_type').$type<'void' | 'refund'>(),
+    code: text('code').notNull(),
+    message: text('message').notNull(),
+    authCode: text('auth_code'),
+    avsResult: text('avs_result'),
+    returnCode: text('return_code'),
+    tokenId: text('token_id'),
+    card: jsonb('card').$type<CardSnapshot>(),
+    billingAddress: jsonb('billing_address').$type<BillingAddress>(),
+    bank: jsonb('bank').$type<BankSnapshot>(),
+    miscData: text('misc_data'),
+    settleAt: ts('settle_at'),
+    settledAt: ts('settled_at'),
+    voidedAt: ts('voided_at'),
+    failedAt: ts('failed_at'),
+    /** The x-request-id of the call that created the record (tracing; the idempotency key lives apart). */
+    requestId: text('request_id'),
+    createdAt: ts('created_at').notNull(),
+    updatedAt: ts('updated_at').notNull(),
+  },
+  (t) => [
+    index('payments_merchant_created_idx').on(t.merchantId, t.createdAt.desc(), t.id.desc()),
+    index('payments_split_merchant_created_idx')
+      .on(t.splitMerchantId, t.createdAt.desc(), t.id.desc())
+      .where(sql`split_merchant_id is not null`),
+    index('payments_account_created_idx').on(t.accountId, t.createdAt.desc()),
+    index('payments_parent_idx').on(t.parentPaymentId).where(sql`parent_payment_id is not null`),
+    index('payments_settlement_idx').on(t.status, t.settleAt),
+  ],
+);
+
+export type Payment = typeof payments.$inferSelect;
+export type NewPayment = typeof payments.$inferInsert;

@@ -1,0 +1,178 @@
+import { settleAtFor } from '@pps/shared/clock';
+import type { PaymentInputOf } from '@pps/shared/contract';
+import type { FieldCipher } from '@pps/shared/crypto';
+import { writeEvent } from '@pps/shared/events';
+import type { ServiceContext } from '@pps/shared/http';
+import { newId } from '@pps/shared/ids';
+import { captureLines, post } from '@pps/shared/ledger';
+import { computeFees, maxSplitAmount, netOf } from '@pps/shared/money';
+import type { OperationResult } from '../idempotency/idempotency';
+import { avsAccepted, type Processor } from '../sandbox/processor';
+import { loadCardForCharge } from '../tokens/tokens.repository';
+import { errorDocumentBody, type FailedTransaction, paymentErrors, pointers } from './payments.errors';
+import { paymentDocument, paymentResource } from './payments.presenter';
+import { findMerchant, insertPayment, type MerchantForPayment } from './payments.repository';
+
+export type CardPaymentInput = PaymentInputOf<'tokenv3'> | PaymentInputOf<'tokenv3Split'> | PaymentInputOf<'card'>;
+export type ChargeDeps = { processor: Processor; cipher: FieldCipher };
+
+/** The API's success code (the processor's own approval code is not shown). */
+const APPROVED_CODE = '0';
+/** How the payment record reads when the issuer approved but the merchant's AVS policy refuses the result. */
+const AVS_REFUSED = { code: 'AVS', message: 'Address verification failed' } as const;
+
+/** A merchant of this account that may take payments, else the error for `pointer` (DESIGN §8). */
+export async function activeMerchant(ctx: ServiceContext, id: string, pointer: string): Promise<MerchantForPayment> {
+  const merchant = await findMerchant(ctx.db, id);
+  if (!merchant) throw paymentErrors.merchantNotFound(id, pointer);
+  if (merchant.accountId !== ctx.accountId) throw paymentErrors.merchantForbidden(id, pointer);
+  if (merchant.status !== 'active') throw paymentErrors.merchantNotActive(id, merchant.status, pointer);
+  return merchant;
+}
+
+/** The money of the payment: fees by the merchant's pricing (config defaults otherwise), the split, the net. */
+function priceOf(ctx: ServiceContext, merchant: MerchantForPayment, amount: number, split: number | undefined) {
+  const rateBasisPoints = merchant.feeRateBasisPoints ?? ctx.config.FEE_RATE_BASIS_POINTS;
+  const fees = computeFees({
+    amount,
+    rateBasisPoints,
+    fixedCents: merchant.feeFixedCents ?? ctx.config.FEE_FIXED_CENTS,
+  });
+  if (fees.grossMinusNet > fees.gross) throw paymentErrors.amountBelowFees(fees.grossMinusNet);
+  if (split !== undefined && split > maxSplitAmount(fees)) throw paymentErrors.splitTooLarge(maxSplitAmount(fees));
+  const net = netOf({
+    gross: fees.gross,
+    grossMinusNet: fees.grossMinusNet,
+    splits: split === undefined ? [] : [split],
+  });
+  return { ...fees, rateBasisPoints, net };
+}
+
+/**
+ * tokenv3, tokenv3Split and card: checks the merchants and the vault token, authorizes with the processor and
+ * records the outcome. Approved: a `pending` payment, its capture posting and `payment.created`. Declined or
+ * AVS-refused: a `failed` payment and `payment.failed`, answered 402/422 (returned, not thrown, so the record and
+ * the idempotency key commit). Runs inside the caller's transaction (`ctx.db`).
+ */
+export async function chargeCard({
+  ctx,
+  input,
+  deps,
+}: {
+  ctx: ServiceContext;
+  input: CardPaymentInput;
+  deps: ChargeDeps;
+}): Promise<OperationResult> {
+  const merchant = await activeMerchant(ctx, input.merchantId, pointers.merchantId);
+  const split = input.paymentType === 'tokenv3Split' ? input.split : undefined;
+  if (split) {
+    if (split.merchantId === input.merchantId) throw paymentErrors.splitSameMerchant();
+    await activeMerchant(ctx, split.merchantId, pointers.splitMerchantId);
+  }
+  const byVault = input.paymentType === 'card';
+  const tokenId = byVault ? input.paymentMethod.token : input.token.tokenId;
+  const vault = await loadCardForCharge(ctx.db, deps.cipher, { accountId: ctx.accountId, tokenId });
+  if (!vault) throw paymentErrors.tokenNotFound(byVault ? pointers.paymentMethodToken : pointers.tokenId);
+  const price = priceOf(ctx, merchant, input.transaction.amount, split?.amount);
+
+  // tokenv3: the request's holder, expiry and address; card: the vault's, with AVS when the vault has a ZIP.
+  const charge = byVault
+    ? {
+        holder: vault.card.holder,
+        expiry: vault.card.expiry,
+        billingAddress: vault.billingAddress,
+        useAVS: Boolean(vault.billingAddress?.zip),
+      }
+    : {
+        holder: input.token.holder,
+        expiry: input.token.expiry,
+        billingAddress: input.billingAddress ?? null,
+        useAVS: input.token.useAVS,
+      };
+  const now = ctx.clock.now();
+  const result = await deps.processor.authorizeCard({
+    card: { number: vault.card.number, expiry: charge.expiry, holder: charge.holder },
+    amount: price.gross,
+    billingAddress: charge.billingAddress,
+    now,
+  });
+  const approved = result.approved && avsAccepted(result.avsResult, merchant.avsMode, charge.useAVS);
+  const outcome = approved
+    ? { code: APPROVED_CODE, message: result.message }
+    : result.approved
+      ? AVS_REFUSED
+      : { code: result.code, message: result.message };
+
+  const payment = await insertPayment(ctx.db, {
+    id: newId('payment'),
+    accountId: ctx.accountId,
+    merchantId: merchant.id,
+    paymentType: 'card',
+    requestType: input.paymentType,
+    status: approved ? 'pending' : 'failed',
+    amount: price.gross,
+    currency: input.transaction.currency,
+    invoice: input.transaction.invoice,
+    gross: price.gross,
+    feeFixed: price.fee,
+    rateBasisPoints: price.rateBasisPoints,
+    grossMinusNet: price.grossMinusNet,
+    net: price.net,
+    splitMerchantId: split?.merchantId ?? null,
+    splitAmount: split?.amount ?? null,
+    code: outcome.code,
+    message: outcome.message,
+    authCode: approved ? result.authCode : null,
+    avsResult: result.avsResult ?? null,
+    tokenId,
+    card: {
+      brand: result.brand ?? vault.card.brand,
+      last4: result.last4 ?? vault.card.last4,
+      expiry: charge.expiry,
+      holder: charge.holder,
+    },
+    billingAddress: charge.billingAddress,
+    miscData: input.miscData ?? null,
+    settleAt: approved ? settleAtFor(now, ctx.config.CARD_SETTLEMENT_BUSINESS_DAYS) : null,
+    failedAt: approved ? null : now,
+    requestId: ctx.requestId,
+    createdAt: now,
+    updatedAt: now,
+  });
+
+  if (approved) {
+    await post(ctx.db, {
+      accountId: ctx.accountId,
+      paymentId: payment.id,
+      kind: 'capture',
+      lines: captureLines({
+        rail: 'card',
+        merchantId: merchant.id,
+        gross: price.gross,
+        grossMinusNet: price.grossMinusNet,
+        split: split ? { merchantId: split.merchantId, amount: split.amount } : undefined,
+      }),
+      now,
+    });
+  }
+  const resource = paymentResource(payment, [], now);
+  await writeEvent(ctx.db, {
+    accountId: ctx.accountId,
+    type: approved ? 'payment.created' : 'payment.failed',
+    resource,
+    previousStatus: null,
+    requestId: ctx.requestId,
+  });
+  ctx.log.info(
+    { paymentId: payment.id, merchantId: merchant.id, requestType: input.paymentType, status: payment.status },
+    approved ? 'card payment approved' : 'card payment failed',
+  );
+
+  if (approved)
+    return { status: 201, body: paymentDocument(ctx.config.PUBLIC_BASE_URL, resource), paymentId: payment.id };
+  const failure: FailedTransaction = { code: outcome.code, message: outcome.message, avsResult: payment.avsResult };
+  const error = result.approved
+    ? paymentErrors.avsMismatch(payment.id, failure, merchant.avsMode)
+    : paymentErrors.cardDeclined(payment.id, failure);
+  return { status: error.status, body: errorDocumentBody(error, ctx.requestId), paymentId: payment.id };
+}

@@ -1,0 +1,102 @@
+import { ApiError } from '@pps/shared/http';
+
+export const pointers = {
+  merchantId: '/data/attributes/merchantId',
+  splitMerchantId: '/data/attributes/split/merchantId',
+  splitAmount: '/data/attributes/split/amount',
+  amount: '/data/attributes/transaction/amount',
+  tokenId: '/data/attributes/token/tokenId',
+  paymentMethodToken: '/data/attributes/paymentMethod/token',
+} as const;
+
+/** The outcome of the processor that the client sees on a failed payment (error document `meta.transaction`). */
+export type FailedTransaction = { code: string; message: string; avsResult: string | null };
+
+export const paymentErrors = {
+  merchantNotFound: (id: string, pointer: string) =>
+    new ApiError({ status: 404, code: 'merchant_not_found', detail: `No merchant ${id}`, pointer }),
+  merchantForbidden: (id: string, pointer: string) =>
+    new ApiError({
+      status: 403,
+      code: 'merchant_forbidden',
+      detail: `Merchant ${id} belongs to another account`,
+      pointer,
+    }),
+  merchantNotActive: (id: string, status: string, pointer: string) =>
+    new ApiError({
+      status: 422,
+      code: 'merchant_not_active',
+      detail: `Merchant ${id} is ${status}; only active merchants take payments`,
+      pointer,
+    }),
+  splitSameMerchant: () =>
+    new ApiError({
+      status: 400,
+      code: 'invalid_split_merchant',
+      detail: 'split.merchantId must be another merchant than the primary merchantId',
+      pointer: pointers.splitMerchantId,
+    }),
+  splitTooLarge: (max: number) =>
+    new ApiError({
+      status: 400,
+      code: 'invalid_split_amount',
+      detail:
+        max > 0
+          ? `split.amount must be at most ${max} cents (the amount less its fees)`
+          : 'split.amount leaves nothing for the primary merchant: the fees take the whole amount',
+      pointer: pointers.splitAmount,
+    }),
+  amountBelowFees: (fees: number) =>
+    new ApiError({
+      status: 400,
+      code: 'amount_below_fees',
+      detail: `amount must cover the merchant's fees of ${fees} cents`,
+      pointer: pointers.amount,
+    }),
+  tokenNotFound: (pointer: string) =>
+    new ApiError({
+      status: 400,
+      code: 'token_not_found',
+      detail: 'No vault token with this id in this account',
+      pointer,
+    }),
+  cardDeclined: (paymentId: string, transaction: FailedTransaction) =>
+    new ApiError({
+      status: 402,
+      code: 'card_declined',
+      detail: `The card was declined: ${transaction.message} (code ${transaction.code})`,
+      meta: { paymentId, transaction },
+    }),
+  avsMismatch: (paymentId: string, transaction: FailedTransaction, avsMode: string) =>
+    new ApiError({
+      status: 422,
+      code: 'avs_mismatch',
+      detail: `Address verification failed (AVS result ${transaction.avsResult ?? 'none'}); the merchant's ${avsMode} AVS mode refuses it`,
+      meta: { paymentId, transaction },
+    }),
+  paymentNotFound: (id: string) => new ApiError({ status: 404, code: 'payment_not_found', detail: `No payment ${id}` }),
+  paymentForbidden: (id: string) =>
+    new ApiError({ status: 403, code: 'payment_forbidden', detail: `Payment ${id} belongs to another account` }),
+  invalidMerchantId: (detail: string) =>
+    new ApiError({ status: 400, code: 'invalid_merchant_id', detail, parameter: 'id' }),
+  listMerchantForbidden: (id: string) =>
+    new ApiError({
+      status: 403,
+      code: 'merchant_forbidden',
+      detail: `Merchant ${id} belongs to another account`,
+      parameter: 'id',
+    }),
+  invalidDateRange: () =>
+    new ApiError({
+      status: 400,
+      code: 'invalid_date_range',
+      detail: 'startDate must be before endDate',
+      parameter: 'startDate',
+    }),
+};
+
+/** The error document as the service's error mapper writes it, for responses stored with an idempotency key. */
+export const errorDocumentBody = (error: ApiError, requestId: string) => ({
+  errors: error.toObjects(),
+  meta: { requestId, ...error.meta },
+});

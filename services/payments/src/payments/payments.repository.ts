@@ -1,0 +1,97 @@
+import type { DbOrTx } from '@pps/shared/db';
+import { schema } from '@pps/shared/db';
+import type { PaymentStatus } from '@pps/shared/states';
+import { and, asc, count, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
+
+const { merchants, payments } = schema;
+
+export type Payment = schema.Payment;
+export type NewPayment = schema.NewPayment;
+
+/** What taking a payment needs to know about a merchant (the merchants service owns the table; we only read). */
+export type MerchantForPayment = Pick<
+  schema.Merchant,
+  'id' | 'accountId' | 'status' | 'avsMode' | 'feeRateBasisPoints' | 'feeFixedCents'
+>;
+
+export async function findMerchant(db: DbOrTx, id: string): Promise<MerchantForPayment | undefined> {
+  const [row] = await db
+    .select({
+      id: merchants.id,
+      accountId: merchants.accountId,
+      status: merchants.status,
+      avsMode: merchants.avsMode,
+      feeRateBasisPoints: merchants.feeRateBasisPoints,
+      feeFixedCents: merchants.feeFixedCents,
+    })
+    .from(merchants)
+    .where(eq(merchants.id, id));
+  return row;
+}
+
+export async function insertPayment(db: DbOrTx, values: NewPayment): Promise<Payment> {
+  const [row] = await db.insert(payments).values(values).returning();
+  if (!row) throw new Error('payment insert returned no row');
+  return row;
+}
+
+export async function findPayment(db: DbOrTx, id: string): Promise<Payment | undefined> {
+  const [row] = await db.select().from(payments).where(eq(payments.id, id));
+  return row;
+}
+
+/** The child records of a payment (refunds, voids, split refunds, second splits) that its resource summarises. */
+export type PaymentChild = Pick<
+  Payment,
+  'id' | 'paymentType' | 'status' | 'amount' | 'splitMerchantId' | 'splitAmount' | 'refundType'
+>;
+
+export async function findChildren(db: DbOrTx, parentId: string): Promise<PaymentChild[]> {
+  return db
+    .select({
+      id: payments.id,
+      paymentType: payments.paymentType,
+      status: payments.status,
+      amount: payments.amount,
+      splitMerchantId: payments.splitMerchantId,
+      splitAmount: payments.splitAmount,
+      refundType: payments.refundType,
+    })
+    .from(payments)
+    .where(eq(payments.parentPaymentId, parentId))
+    .orderBy(asc(payments.createdAt), asc(payments.id));
+}
+
+export type PaymentListFilter = {
+  merchantId: string;
+  status?: PaymentStatus;
+  startDate?: Date;
+  endDate?: Date;
+  limit: number;
+  offset: number;
+};
+
+/** A merchant's records, as primary or as split receiver, newest first, with the total of the filter. */
+export async function listMerchantPayments(
+  db: DbOrTx,
+  filter: PaymentListFilter,
+): Promise<{ rows: Payment[]; total: number }> {
+  const conditions: SQL[] = [
+    or(eq(payments.merchantId, filter.merchantId), eq(payments.splitMerchantId, filter.merchantId))!,
+  ];
+  if (filter.status) conditions.push(eq(payments.status, filter.status));
+  if (filter.startDate) conditions.push(gte(payments.createdAt, filter.startDate));
+  if (filter.endDate) conditions.push(lt(payments.createdAt, filter.endDate));
+  const where = and(...conditions);
+  const [rows, totals] = await Promise.all([
+    db
+      .select()
+      .from(payments)
+      .where(where)
+      .orderBy(desc(payments.createdAt), desc(payments.id))
+      .limit(filter.limit)
+      .offset(filter.offset),
+    db.select({ total: count() }).from(payments).where(where),
+  ]);
+  return { rows, total: totals[0]?.total ?? 0 };
+}

@@ -1,0 +1,52 @@
+import {
+  createPaymentRouteFor,
+  getPaymentRoute,
+  getPaymentStatusRoute,
+  listPaymentsRoute,
+  paymentStatesRoute,
+} from '@pps/shared/contract';
+import { absoluteUrl, list, type ServiceApp, type ServiceDeps } from '@pps/shared/http';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { Processor } from '../sandbox/processor';
+import { createTokenCipher } from '../tokens/tokens.repository';
+import { paymentDocument } from './payments.presenter';
+import { createPayment, getPayment, getPaymentStatus, listPayments, paymentStates } from './payments.usecases';
+
+export function registerPaymentRoutes(app: ServiceApp, deps: ServiceDeps & { processor: Processor }) {
+  const { config } = deps;
+  const base = config.PUBLIC_BASE_URL;
+  const paymentDeps = { processor: deps.processor, cipher: createTokenCipher(config) };
+  const createRoute = createPaymentRouteFor({ min: config.MIN_AMOUNT_CENTS, max: config.MAX_AMOUNT_CENTS });
+
+  app.openapi(createRoute, async (c) => {
+    const result = await createPayment({
+      ctx: c.get('ctx'),
+      input: c.req.valid('json').data,
+      raw: ((await c.req.json()) as { data?: unknown }).data,
+      deps: paymentDeps,
+    });
+    if (result.replayed) c.header('Idempotent-Replayed', 'true');
+    // The body is the stored response: a payment document (201) or an error document (402, 422).
+    return c.json(result.body, result.status as ContentfulStatusCode) as never;
+  });
+
+  // Before /payments/{id}, so "states" is never taken for an id.
+  app.openapi(paymentStatesRoute, (c) =>
+    c.json({ links: { self: absoluteUrl(base, '/payments/states') }, data: paymentStates() }, 200),
+  );
+
+  app.openapi(getPaymentStatusRoute, async (c) => {
+    const document = await getPaymentStatus({ ctx: c.get('ctx'), input: c.req.valid('param') });
+    return c.json(document, 200);
+  });
+
+  app.openapi(getPaymentRoute, async (c) => {
+    const resource = await getPayment({ ctx: c.get('ctx'), input: c.req.valid('param') });
+    return c.json(paymentDocument(base, resource), 200);
+  });
+
+  app.openapi(listPaymentsRoute, async (c) => {
+    const { data, page } = await listPayments({ ctx: c.get('ctx'), input: c.req.valid('query') });
+    return c.json(list(c, base, data, page), 200);
+  });
+}

@@ -1,0 +1,97 @@
+import type { CreatePaymentBody } from '@pps/shared/contract';
+import { notImplemented, type ServiceContext } from '@pps/shared/http';
+import { isId } from '@pps/shared/ids';
+import { finalPaymentStatuses, type PaymentStatus, paymentStatuses, paymentTransitions } from '@pps/shared/states';
+import { type IdempotentResponse, runIdempotent } from '../idempotency/idempotency';
+import { type CardPaymentInput, type ChargeDeps, chargeCard } from './charge-card.usecase';
+import { paymentErrors } from './payments.errors';
+import { paymentResource, paymentStatusDocument, paymentSummary } from './payments.presenter';
+import { findChildren, findMerchant, findPayment, listMerchantPayments, type Payment } from './payments.repository';
+
+export type PaymentDeps = ChargeDeps;
+
+const isCardPayment = (attributes: CreatePaymentBody['data']['attributes']): attributes is CardPaymentInput =>
+  attributes.paymentType === 'tokenv3' ||
+  attributes.paymentType === 'tokenv3Split' ||
+  attributes.paymentType === 'card';
+
+/** The wall clock behind the account's sandbox clock: idempotency keys expire in real time. */
+const realNow = (ctx: ServiceContext) => new Date(ctx.clock.now().getTime() - ctx.clockOffsetSeconds * 1000);
+
+/**
+ * POST /payments: the operation chosen by `paymentType`, idempotent per account when `requestId` is given.
+ * `raw` is the request's `data` as sent, fingerprinted to tell a replay from a reused key.
+ */
+export async function createPayment({
+  ctx,
+  input,
+  raw,
+  deps,
+}: {
+  ctx: ServiceContext;
+  input: CreatePaymentBody['data'];
+  raw: unknown;
+  deps: PaymentDeps;
+}): Promise<IdempotentResponse> {
+  const attributes = input.attributes;
+  if (!isCardPayment(attributes)) throw notImplemented(`paymentType ${attributes.paymentType}`);
+  return runIdempotent({
+    db: ctx.db,
+    accountId: ctx.accountId,
+    data: raw as { requestId?: unknown },
+    requestId: input.requestId,
+    ttlDays: ctx.config.IDEMPOTENCY_TTL_DAYS,
+    now: realNow(ctx),
+    operation: (tx) => chargeCard({ ctx: { ...ctx, db: tx }, input: attributes, deps }),
+  });
+}
+
+/** A payment of the caller's account: 404 unknown (or not an id at all), 403 another account's. */
+async function ownedPayment(ctx: ServiceContext, id: string): Promise<Payment> {
+  const payment = isId('payment', id) ? await findPayment(ctx.db, id) : undefined;
+  if (!payment) throw paymentErrors.paymentNotFound(id);
+  if (payment.accountId !== ctx.accountId) throw paymentErrors.paymentForbidden(id);
+  return payment;
+}
+
+export async function getPayment({ ctx, input }: { ctx: ServiceContext; input: { id: string } }) {
+  const payment = await ownedPayment(ctx, input.id);
+  const children = await findChildren(ctx.db, payment.id);
+  return paymentResource(payment, children, ctx.clock.now());
+}
+
+export async function getPaymentStatus({ ctx, input }: { ctx: ServiceContext; input: { id: string } }) {
+  return paymentStatusDocument(await ownedPayment(ctx, input.id));
+}
+
+export type ListPaymentsInput = {
+  id?: string;
+  status?: PaymentStatus;
+  startDate?: Date;
+  endDate?: Date;
+  limit: number;
+  offset: number;
+};
+
+/** GET /payments?id=: a merchant's records (as primary or split receiver), children included, newest first. */
+export async function listPayments({ ctx, input }: { ctx: ServiceContext; input: ListPaymentsInput }) {
+  const merchantId = input.id?.trim();
+  if (!merchantId) throw paymentErrors.invalidMerchantId('id (the merchant id) is required');
+  const merchant = isId('merchant', merchantId) ? await findMerchant(ctx.db, merchantId) : undefined;
+  if (!merchant) throw paymentErrors.invalidMerchantId(`No merchant ${merchantId}`);
+  if (merchant.accountId !== ctx.accountId) throw paymentErrors.listMerchantForbidden(merchantId);
+  if (input.startDate && input.endDate && input.startDate > input.endDate) throw paymentErrors.invalidDateRange();
+  const { rows, total } = await listMerchantPayments(ctx.db, { ...input, merchantId });
+  return { data: rows.map(paymentSummary), page: { total, limit: input.limit, offset: input.offset } };
+}
+
+/** GET /payments/states: the state machine as data. */
+export const paymentStates = () => ({
+  type: 'paymentStates' as const,
+  id: 'payments',
+  attributes: {
+    statuses: [...paymentStatuses],
+    finalStatuses: [...finalPaymentStatuses],
+    transitions: paymentTransitions.map((transition) => ({ ...transition })),
+  },
+});

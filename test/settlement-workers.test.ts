@@ -1,0 +1,44 @@
+import { createLogger } from '@pps/shared/logger';
+import { jobs } from '@pps/shared/queues';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSettlement } from '../services/settlement/src/workers';
+import { createTestStack, type TestStack } from './harness';
+
+let stack: TestStack;
+let settlement: Awaited<ReturnType<typeof startSettlement>>;
+
+beforeAll(async () => {
+  stack = await createTestStack();
+  settlement = await startSettlement({ config: stack.config, db: stack.db, log: createLogger({ level: 'silent' }) });
+});
+afterAll(async () => {
+  await settlement.close();
+  await stack.close();
+});
+
+describe('settlement workers (real Redis, own BullMQ prefix)', () => {
+  it('register the idempotency-cleanup scheduler', async () => {
+    const deadline = Date.now() + 10_000;
+    let schedulers: { key: string }[] = [];
+    while (Date.now() < deadline && schedulers.length === 0) {
+      schedulers = await settlement.queues.maintenance.getJobSchedulers();
+      if (schedulers.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(schedulers.map((scheduler) => scheduler.key)).toContain(jobs.idempotencyCleanup.name);
+  });
+
+  it('a cleanup job removes keys past their TTL and keeps the fresh ones', async () => {
+    const creds = await stack.createAccount();
+    const old = new Date(Date.now() - 8 * 86_400_000);
+    await stack.sql`
+      insert into idempotency_keys (account_id, request_id, request_hash, created_at)
+      values (${creds.accountId}, 'old-key', 'h', ${old.toISOString()}), (${creds.accountId}, 'fresh-key', 'h', now())`;
+    const job = await settlement.queues.maintenance.add(jobs.idempotencyCleanup.name, {});
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline && !(await job.isCompleted()))
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await job.isCompleted()).toBe(true);
+    const rows = await stack.sql`select request_id from idempotency_keys where account_id = ${creds.accountId}`;
+    expect(rows.map((row) => row.request_id)).toEqual(['fresh-key']);
+  });
+});
