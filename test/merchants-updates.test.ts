@@ -165,7 +165,7 @@ describe('AVS update', () => {
       '/data/attributes/AVS',
     );
     expectError(await put(`/merchants/${id}/avsMode`, {}), 400, 'missing_field', '/data/attributes/AVS');
-    expectError(await put(`/merchants/${id}`, { AVS: 'Strict' }), 400, 'invalid_field', '/data/attributes/group');
+    expectError(await put(`/merchants/${id}`, { AVS: 'Strict' }), 400, 'missing_field', '/data/attributes/group');
     expectError(
       await put(`/merchants/${id}`, { group: 'contact', AVS: 'Strict' }),
       400,

@@ -28,13 +28,27 @@ const pointerOf = (path: PropertyKey[]) =>
 
 type ValidationTarget = 'json' | 'query' | 'param' | 'header' | 'form' | 'cookie';
 
+/** The value at `path` in the validated input, or undefined when any step is missing. */
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let value = input;
+  for (const part of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[part];
+  }
+  return value;
+}
+
 /**
  * Every zod issue becomes one 400 error with the field's pointer (body) or parameter name (query, path).
- * Code: a custom issue's `params.code` when it has one, else `missing_field` or `invalid_field`.
+ * Code: a custom issue's `params.code` when it has one, else `missing_field` when the input has nothing at the
+ * issue's path (any schema: string, enum, literal, object), else `invalid_field`.
  */
-export function zodToApiError(error: ZodError, target: ValidationTarget = 'json'): ApiError {
+export function zodToApiError(error: ZodError, target: ValidationTarget = 'json', input?: unknown): ApiError {
   const errors: ApiErrorInit[] = error.issues.map((issue) => {
-    const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message);
+    const missing =
+      input === undefined
+        ? issue.code === 'invalid_type' && /received undefined/.test(issue.message)
+        : issue.code !== 'custom' && valueAt(input, issue.path) === undefined;
     const field = issue.path.length ? String(issue.path[issue.path.length - 1]) : 'body';
     const detail = missing ? `${field} is required` : `${field}: ${issue.message.replace(/^Invalid input: /, '')}`;
     // A custom issue may name its own stable code (`params: { code: 'invalid_routing_number' }`).
@@ -48,11 +62,12 @@ export function zodToApiError(error: ZodError, target: ValidationTarget = 'json'
 
 /** The default hook for OpenAPIHono: validation failures become our 400 envelope. */
 export const validationHook = (
-  result: { success: boolean; error?: unknown; target?: string },
+  result: { success: boolean; error?: unknown; target?: string; data?: unknown },
   c: Context,
 ): Response | undefined => {
   if (result.success) return undefined;
-  return errorResponse(c, zodToApiError(result.error as ZodError, (result.target as ValidationTarget) ?? 'json'));
+  const target = (result.target as ValidationTarget) ?? 'json';
+  return errorResponse(c, zodToApiError(result.error as ZodError, target, result.data));
 };
 
 /** One mapper for everything thrown: ApiError as is, HTTP exceptions by status, the rest a logged 500. */

@@ -12,7 +12,7 @@ type HookResult = { success: boolean; data?: unknown; error?: unknown };
  */
 export function createMerchantHook(result: HookResult, c: Context<ServiceEnv>): Response | undefined {
   if (result.success) return undefined;
-  const invalid = zodToApiError(result.error as ZodError, 'json');
+  const invalid = zodToApiError(result.error as ZodError, 'json', result.data);
   const birthDate = (result.data as { data?: { attributes?: { personalInfo?: { birthDate?: unknown } } } } | undefined)
     ?.data?.attributes?.personalInfo?.birthDate;
   const problem = typeof birthDate === 'string' ? ageProblem(birthDate.trim(), c.get('ctx').clock.now()) : undefined;
