@@ -17,7 +17,8 @@ import { startSettlement } from '../services/settlement/src/workers';
  * bound in-process, the settlement workers, and (in development) a demo account created once.
  */
 const { config, log, database } = await bootstrap('pps');
-const serviceDeps = { config, db: database.db, log, clock: systemClock };
+const metrics = createMetrics({ defaultMetrics: true });
+const serviceDeps = { config, db: database.db, log, clock: systemClock, metrics };
 const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: false });
 redis.on('error', () => {});
 redis
@@ -37,7 +38,7 @@ const gateway = createGatewayApp(
     },
     redis,
   },
-  createMetrics({ defaultMetrics: true }),
+  metrics,
 );
 const settlement = await startSettlement({ config, db: database.db, log });
 const { server, port } = await listen(gateway.fetch, config.PORT);

@@ -3,6 +3,7 @@ import { type Clock, manualClock, systemClock } from '@pps/shared/clock';
 import { type Config, testConfig } from '@pps/shared/config';
 import { createDatabase, type Database } from '@pps/shared/db';
 import { createLogger } from '@pps/shared/logger';
+import { createMetrics } from '@pps/shared/metrics';
 import { createDatabaseFromTemplate } from '@pps/shared/testing';
 import { inject } from 'vitest';
 import { createGatewayApp } from '../services/gateway/src/app';
@@ -41,20 +42,24 @@ export async function createTestStack(options: { manualClock?: boolean; env?: Re
   const log = createLogger({ level: 'silent' });
   const clock = options.manualClock ? manualClock(new Date()) : undefined;
   const realClock: Clock = clock ?? systemClock;
-  const serviceDeps = { config, db: database.db, log, clock: realClock };
+  const metrics = createMetrics();
+  const serviceDeps = { config, db: database.db, log, clock: realClock, metrics };
   const merchants = createMerchantsApp(serviceDeps);
   const payments = createPaymentsApp(serviceDeps);
-  const gateway = createGatewayApp({
-    config,
-    db: database.db,
-    log,
-    clock: realClock,
-    auth: new AuthCache(database.db, config.AUTH_CACHE_TTL_MS, () => realClock.now().getTime()),
-    upstreams: {
-      merchants: inProcessUpstream('merchants', merchants),
-      payments: inProcessUpstream('payments', payments),
+  const gateway = createGatewayApp(
+    {
+      config,
+      db: database.db,
+      log,
+      clock: realClock,
+      auth: new AuthCache(database.db, config.AUTH_CACHE_TTL_MS, () => realClock.now().getTime()),
+      upstreams: {
+        merchants: inProcessUpstream('merchants', merchants),
+        payments: inProcessUpstream('payments', payments),
+      },
     },
-  });
+    metrics,
+  );
 
   async function call<T = any>(method: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...(options.as?.headers ?? {}), ...(options.headers ?? {}) };

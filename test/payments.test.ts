@@ -257,3 +257,14 @@ describe('POST /payments tokenv3Split', () => {
     expectError(await pay(body(suspended)), 422, 'merchant_not_active', pointer);
   });
 });
+
+describe('metrics', () => {
+  it('counts payments by type and outcome at /metrics', async () => {
+    const declinedToken = await createCardToken(stack, creds, cards.doNotHonor);
+    await pay(tokenv3Body({ merchantId, tokenId, amount: '1500' }));
+    await pay(tokenv3Body({ merchantId, tokenId: declinedToken, amount: '1500' }));
+    const metrics = await stack.call('GET', '/metrics');
+    expect(metrics.body).toMatch(/pps_payments_total\{type="tokenv3",outcome="approved"\} [1-9]/);
+    expect(metrics.body).toMatch(/pps_payments_total\{type="tokenv3",outcome="declined"\} [1-9]/);
+  });
+});

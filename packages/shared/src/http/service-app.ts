@@ -3,6 +3,7 @@ import { type Clock, offsetClock, systemClock } from '../clock';
 import type { Config } from '../config/config';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
+import type { Metrics } from '../metrics';
 import type { ServiceContext } from './context';
 import { notImplemented } from './errors';
 import { verifyInternal } from './internal-auth';
@@ -18,6 +19,8 @@ export type ServiceDeps = {
   log: Logger;
   /** Real time; tests inject a manual clock. The account's sandbox offset is added per request. */
   clock?: Clock;
+  /** Shared with the gateway when bound in-process, so `/metrics` shows the services' counters too. */
+  metrics?: Metrics;
 };
 
 /**

@@ -12,6 +12,8 @@ import { createTokenCipher } from '../tokens/tokens.repository';
 import { paymentDocument } from './payments.presenter';
 import { createPayment, getPayment, getPaymentStatus, listPayments, paymentStates } from './payments.usecases';
 
+const outcomeOf = (status: number) => (status === 201 ? 'approved' : status === 402 ? 'declined' : 'refused');
+
 export function registerPaymentRoutes(app: ServiceApp, deps: ServiceDeps & { processor: Processor }) {
   const { config } = deps;
   const base = config.PUBLIC_BASE_URL;
@@ -19,13 +21,15 @@ export function registerPaymentRoutes(app: ServiceApp, deps: ServiceDeps & { pro
   const createRoute = createPaymentRouteFor({ min: config.MIN_AMOUNT_CENTS, max: config.MAX_AMOUNT_CENTS });
 
   app.openapi(createRoute, async (c) => {
+    const input = c.req.valid('json').data;
     const result = await createPayment({
       ctx: c.get('ctx'),
-      input: c.req.valid('json').data,
+      input,
       raw: ((await c.req.json()) as { data?: unknown }).data,
       deps: paymentDeps,
     });
     if (result.replayed) c.header('Idempotent-Replayed', 'true');
+    else deps.metrics?.payments.inc({ type: input.attributes.paymentType, outcome: outcomeOf(result.status) });
     // The body is the stored response: a payment document (201) or an error document (402, 422).
     return c.json(result.body, result.status as ContentfulStatusCode) as never;
   });
