@@ -49,9 +49,13 @@ export function createGatewayApp(deps: GatewayDeps, metrics: Metrics = createMet
   app.use('*', async (c, next) => {
     const started = performance.now();
     await next();
-    metrics.httpDuration.observe(
-      { method: c.req.method, route: c.req.routePath, status: String(c.res.status) },
-      (performance.now() - started) / 1000,
+    const seconds = (performance.now() - started) / 1000;
+    const status = c.res.status;
+    metrics.httpDuration.observe({ method: c.req.method, route: c.req.routePath, status: String(status) }, seconds);
+    // The access log: path only (no query string), the request id, never a header.
+    log.info(
+      { requestId: c.get('requestId'), method: c.req.method, path: c.req.path, status, ms: Math.round(seconds * 1000) },
+      'request',
     );
   });
   app.use('*', jsonBodyGuard());

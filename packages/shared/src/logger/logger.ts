@@ -26,6 +26,8 @@ const SENSITIVE_KEYS = [
   'authorization',
   'x-api-key',
   'x-pps-signature',
+  // postgres.js errors carry the statement's parameters.
+  'parameters',
 ];
 
 const atDepths = (key: string) => {
