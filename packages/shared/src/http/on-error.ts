@@ -50,7 +50,9 @@ export function zodToApiError(error: ZodError, target: ValidationTarget = 'json'
         ? issue.code === 'invalid_type' && /received undefined/.test(issue.message)
         : issue.code !== 'custom' && valueAt(input, issue.path) === undefined;
     const field = issue.path.length ? String(issue.path[issue.path.length - 1]) : 'body';
-    const detail = missing ? `${field} is required` : `${field}: ${issue.message.replace(/^Invalid input: /, '')}`;
+    const message = issue.message.replace(/^Invalid input: /, '');
+    // Messages written for the API already name their field ("amount must be…"); zod's own do not.
+    const detail = missing ? `${field} is required` : message.startsWith(field) ? message : `${field}: ${message}`;
     // A custom issue may name its own stable code (`params: { code: 'invalid_routing_number' }`).
     const custom = issue.code === 'custom' && typeof issue.params?.code === 'string' ? issue.params.code : undefined;
     const code = custom ?? (missing ? 'missing_field' : 'invalid_field');
