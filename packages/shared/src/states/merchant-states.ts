@@ -1,10 +1,10 @@
-import { ApiError } from '../http/errors';
+import { stateMachine, type Transition } from './machine';
 
 export const merchantStatuses = ['pending', 'active', 'suspended', 'closed'] as const;
 export type MerchantStatus = (typeof merchantStatuses)[number];
 
 export type MerchantEvent = 'approve' | 'suspend' | 'reinstate' | 'close';
-export type MerchantTransition = { from: MerchantStatus; to: MerchantStatus; event: MerchantEvent };
+export type MerchantTransition = Transition<MerchantStatus, MerchantEvent>;
 
 /** Ops-driven status changes (DESIGN §5); `closed` is final and anything not listed is a 422. */
 export const merchantTransitions: readonly MerchantTransition[] = [
@@ -16,15 +16,8 @@ export const merchantTransitions: readonly MerchantTransition[] = [
   { from: 'suspended', to: 'closed', event: 'close' },
 ];
 
-const legal = new Set(merchantTransitions.map(({ from, to }) => `${from}>${to}`));
+const machine = stateMachine({ resource: 'merchant', statuses: merchantStatuses, transitions: merchantTransitions });
 
-export const isMerchantStatus = (value: string): value is MerchantStatus =>
-  (merchantStatuses as readonly string[]).includes(value);
-
-export const canMerchantTransition = (from: MerchantStatus, to: MerchantStatus): boolean => legal.has(`${from}>${to}`);
-
-export function assertMerchantTransition(from: MerchantStatus, to: MerchantStatus): void {
-  if (!canMerchantTransition(from, to)) {
-    throw new ApiError({ status: 422, code: 'illegal_transition', detail: `A ${from} merchant cannot become ${to}` });
-  }
-}
+export const isMerchantStatus = machine.is;
+export const canMerchantTransition = machine.can;
+export const assertMerchantTransition = machine.assert;

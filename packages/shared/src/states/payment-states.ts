@@ -1,10 +1,11 @@
 import { ApiError } from '../http/errors';
+import { stateMachine, type Transition } from './machine';
 
 export const paymentStatuses = ['pending', 'completed', 'failed', 'refunded', 'voided', 'partial_refund'] as const;
 export type PaymentStatus = (typeof paymentStatuses)[number];
 
 export type PaymentEvent = 'settle' | 'ach_return' | 'void' | 'refund';
-export type PaymentTransition = { from: PaymentStatus; to: PaymentStatus; event: PaymentEvent };
+export type PaymentTransition = Transition<PaymentStatus, PaymentEvent>;
 
 /**
  * Every legal status change (DESIGN §10), served as data at GET /payments/states. `refund` covers refunds and
@@ -25,20 +26,12 @@ export const paymentTransitions: readonly PaymentTransition[] = [
 
 export const finalPaymentStatuses: readonly PaymentStatus[] = ['failed', 'voided', 'refunded'];
 
-const legal = new Set(paymentTransitions.map(({ from, to }) => `${from}>${to}`));
+const machine = stateMachine({ resource: 'payment', statuses: paymentStatuses, transitions: paymentTransitions });
 
-export const isPaymentStatus = (value: string): value is PaymentStatus =>
-  (paymentStatuses as readonly string[]).includes(value);
-
+export const isPaymentStatus = machine.is;
 export const isFinalPaymentStatus = (status: PaymentStatus): boolean => finalPaymentStatuses.includes(status);
-
-export const canTransition = (from: PaymentStatus, to: PaymentStatus): boolean => legal.has(`${from}>${to}`);
-
-export function assertTransition(from: PaymentStatus, to: PaymentStatus): void {
-  if (!canTransition(from, to)) {
-    throw new ApiError({ status: 422, code: 'illegal_transition', detail: `A ${from} payment cannot become ${to}` });
-  }
-}
+export const canTransition = machine.can;
+export const assertTransition = machine.assert;
 
 /**
  * The status a payment has once settlement reaches it. Settling a payment that was already (partly) refunded
