@@ -5,6 +5,7 @@ import { createDatabase, type Database } from '@pps/shared/db';
 import { createLogger } from '@pps/shared/logger';
 import { createMetrics } from '@pps/shared/metrics';
 import { createDatabaseFromTemplate } from '@pps/shared/testing';
+import type Redis from 'ioredis';
 import { inject } from 'vitest';
 import { createGatewayApp } from '../services/gateway/src/app';
 import { AuthCache } from '../services/gateway/src/auth/auth-cache';
@@ -30,7 +31,9 @@ type CallOptions = { body?: unknown; headers?: Record<string, string>; as?: Cred
  * The whole service in this process against a fresh database of its own (cloned from the migrated
  * template) and a BullMQ prefix of its own. `clock` is real time unless a test asks for a manual one.
  */
-export async function createTestStack(options: { manualClock?: boolean; env?: Record<string, string> } = {}) {
+export async function createTestStack(
+  options: { manualClock?: boolean; env?: Record<string, string>; redis?: Redis } = {},
+) {
   const runId = inject('runId');
   const { url, drop } = await createDatabaseFromTemplate(inject('templateDatabase'), runId);
   const config: Config = testConfig({
@@ -57,6 +60,7 @@ export async function createTestStack(options: { manualClock?: boolean; env?: Re
         merchants: inProcessUpstream('merchants', merchants),
         payments: inProcessUpstream('payments', payments),
       },
+      redis: options.redis,
     },
     metrics,
   );
