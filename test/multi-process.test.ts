@@ -21,7 +21,7 @@ let merchantsUrl: string;
 
 function start(script: string, env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    env: { ...process.env, ...env, NODE_ENV: 'test', LOG_LEVEL: 'warn' },
+    env: { ...process.env, ...env, NODE_ENV: 'test', LOG_LEVEL: 'error' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   children.push(child);
