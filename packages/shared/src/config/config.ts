@@ -44,7 +44,6 @@ export const configSchema = z.object({
   PORT: port.default(8080),
   PAYMENTS_PORT: port.default(8081),
   MERCHANTS_PORT: port.default(8082),
-  SETTLEMENT_PORT: port.default(8083),
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/pps'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
@@ -70,7 +69,6 @@ export const configSchema = z.object({
   IDEMPOTENCY_TTL_DAYS: z.coerce.number().int().min(1).max(90).default(7),
   CARD_SETTLEMENT_BUSINESS_DAYS: z.coerce.number().int().min(0).max(30).default(1),
   ACH_SETTLEMENT_BUSINESS_DAYS: z.coerce.number().int().min(0).max(30).default(3),
-  WEBHOOK_ALLOW_PRIVATE: bool.optional(),
   DEMO_ACCOUNT: bool.default(true),
 });
 
