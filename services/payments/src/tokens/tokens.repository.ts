@@ -6,16 +6,8 @@ import { and, count, desc, eq } from 'drizzle-orm';
 const { tokens } = schema;
 
 export type Token = schema.Token;
+export type BillingAddress = schema.BillingAddress;
 export type NewToken = schema.NewToken;
-
-export type BillingAddress = {
-  line1?: string;
-  line2?: string;
-  city?: string;
-  state?: string;
-  zip?: string;
-  country?: string;
-};
 
 /** What a charge needs from the vault: the clear card number, never shown to a client or written to a log. */
 export type ChargeableCard = {

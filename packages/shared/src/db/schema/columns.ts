@@ -7,3 +7,13 @@ export const timestamps = {
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 };
+
+/** A billing address as kept with a vault token or a card payment (every part optional). */
+export type BillingAddress = {
+  line1?: string;
+  line2?: string;
+  city?: string;
+  state?: string;
+  zip?: string;
+  country?: string;
+};

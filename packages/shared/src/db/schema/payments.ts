@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { type AnyPgColumn, bigint, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import type { PaymentStatus } from '../../states/payment-states';
 import { accounts } from './accounts';
-import { ts } from './columns';
+import { type BillingAddress, ts } from './columns';
 import { merchants } from './merchants';
 
 /** What a record is, as responses show it: token payments are `card`; the others are children of a payment. */
@@ -22,14 +22,6 @@ export const paymentRequestTypes = [
 export type PaymentRequestType = (typeof paymentRequestTypes)[number];
 
 export type CardSnapshot = { brand: string; last4: string; expiry: string; holder: string };
-export type BillingAddress = {
-  line1?: string;
-  line2?: string;
-  city?: string;
-  state?: string;
-  zip?: string;
-  country?: string;
-};
 /** ACH bank details as shown on retrieval; the full account number never lands here. */
 export type BankSnapshot = {
   bankName: string;

@@ -1,20 +1,10 @@
 import { index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
-import { timestamps } from './columns';
+import { type BillingAddress, timestamps } from './columns';
 import { customers } from './customers';
 
 export const tokenTypes = ['card'] as const;
 export type TokenType = (typeof tokenTypes)[number];
-
-/** The billing address kept with a vault token (all parts optional). */
-export type TokenBillingAddress = {
-  line1?: string;
-  line2?: string;
-  city?: string;
-  state?: string;
-  zip?: string;
-  country?: string;
-};
 
 /**
  * A vault token: a card kept for later charges. Owned by the payments service.
@@ -37,7 +27,7 @@ export const tokens = pgTable(
     last4: text('last4').notNull(),
     /** MMYY, as given. */
     expiry: text('expiry').notNull(),
-    billingAddress: jsonb('billing_address').$type<TokenBillingAddress>(),
+    billingAddress: jsonb('billing_address').$type<BillingAddress>(),
     ...timestamps,
   },
   (t) => [
