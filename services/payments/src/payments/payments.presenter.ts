@@ -65,6 +65,16 @@ function splits(payment: Payment, children: PaymentChild[]) {
   return list;
 }
 
+/** The attributes every view of a payment starts with (full resource and list item). */
+const identity = (payment: Payment) => ({
+  paymentType: payment.paymentType,
+  merchantId: payment.merchantId,
+  ...(payment.parentPaymentId ? { parentPaymentId: payment.parentPaymentId } : {}),
+  status: payment.status,
+  createdAt: payment.createdAt.toISOString(),
+  updatedAt: payment.updatedAt.toISOString(),
+});
+
 /** The payment's `data` exactly as GET /payments/{id} returns it (also the payload of its events). */
 export function paymentResource(payment: Payment, children: PaymentChild[], now: Date) {
   const splitList = splits(payment, children);
@@ -73,12 +83,7 @@ export function paymentResource(payment: Payment, children: PaymentChild[], now:
     type: 'payments' as const,
     id: payment.id,
     attributes: {
-      paymentType: payment.paymentType,
-      merchantId: payment.merchantId,
-      ...(payment.parentPaymentId ? { parentPaymentId: payment.parentPaymentId } : {}),
-      status: payment.status,
-      createdAt: payment.createdAt.toISOString(),
-      updatedAt: payment.updatedAt.toISOString(),
+      ...identity(payment),
       settleAt: iso(payment.settleAt),
       settledAt: iso(payment.settledAt),
       transaction: transaction(payment),
@@ -124,12 +129,7 @@ export const paymentSummary = (payment: Payment) => ({
   type: 'payments' as const,
   id: payment.id,
   attributes: {
-    paymentType: payment.paymentType,
-    merchantId: payment.merchantId,
-    ...(payment.parentPaymentId ? { parentPaymentId: payment.parentPaymentId } : {}),
-    status: payment.status,
-    createdAt: payment.createdAt.toISOString(),
-    updatedAt: payment.updatedAt.toISOString(),
+    ...identity(payment),
     transaction: {
       code: payment.code,
       message: payment.message,
