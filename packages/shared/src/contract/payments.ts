@@ -50,11 +50,35 @@ export const paymentAttributesResponseSchema = z.object({
   card: z.object({ brand: z.string(), last4: z.string(), expiry: z.string(), holder: z.string() }).optional(),
   billingAddress: billingAddress.nullable().optional(),
   bank: z.record(z.string(), z.string()).optional(),
-  splits: z.array(z.object({ merchantId: z.string(), amount: centsString, status: z.string() })).optional(),
-  refunds: z.array(z.string()).optional(),
+  splits: z
+    .array(
+      z.object({
+        merchantId: z.string(),
+        amount: centsString,
+        status: z.string(),
+        refundableAmount: centsString.openapi({ description: 'What refundSplit may still take of this share' }),
+      }),
+    )
+    .optional(),
+  refunds: z
+    .array(
+      z.object({
+        id: z.string(),
+        type: z.enum(['void', 'refund', 'refundSplit']),
+        amount: centsString,
+        status: z.enum(paymentStatuses),
+        createdAt: isoTimestamp,
+      }),
+    )
+    .optional()
+    .openapi({ description: 'The void, refund and split-refund records of the payment, oldest first' }),
   miscData: z.string().nullable(),
-  refundableAmount: centsString,
-  voidableUntil: isoTimestamp.nullable(),
+  refundableAmount: centsString.openapi({
+    description: "What a refund may still take of the primary merchant's share",
+  }),
+  voidableUntil: isoTimestamp
+    .nullable()
+    .openapi({ description: 'End of the void window (Pacific day); null once voided, refunded, touched or past it' }),
 });
 
 export const paymentResourceSchema = resourceSchema('payments', paymentAttributesResponseSchema).openapi('Payment');
@@ -120,7 +144,8 @@ export const createPaymentRouteFor = (bounds: AmountBounds) =>
     tags: ['Payments'],
     summary: 'Create a payment; data.attributes.paymentType chooses the operation',
     description:
-      'tokenv3, tokenv3Split and card are live; ACH, refund, refundSplit and secondSplit answer 501 for now. ' +
+      'tokenv3, tokenv3Split and card take a payment; refund (a void when the payment is still voidable, else a ' +
+      'refund), refundSplit and secondSplit act on the payment named by parentPaymentId; ACH answers 501 for now. ' +
       'With data.requestId the call is idempotent per account: a replay answers the first response with ' +
       'Idempotent-Replayed: true.',
     security: authenticated,

@@ -1,2 +1,3 @@
 export * from './merchant-states';
 export * from './payment-states';
+export * from './payment-transition';

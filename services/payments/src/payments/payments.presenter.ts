@@ -1,34 +1,11 @@
-import { voidWindowEnd } from '@pps/shared/clock';
 import { absoluteUrl } from '@pps/shared/http';
 import { formatCents, formatRate } from '@pps/shared/money';
+import { type RefundFigures, refundFigures, voidableUntil } from '../refunds/refund-rules';
 import type { Payment, PaymentChild } from './payments.repository';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 const REFUND_TYPES = new Set<string>(['refund', 'refundSplit']);
-/** Children that reduce the primary's refundable amount (split refunds do not: they come out of the split). */
-const activeRefunds = (children: PaymentChild[]) =>
-  children.filter((child) => child.paymentType === 'refund' && child.status !== 'failed');
-
-/**
- * What `refund` may still take (DESIGN §9): gross − the first split − refunds made; "0" once failed, voided or
- * refunded, on child records, and on ACH before it settles.
- */
-export function refundableAmount(payment: Payment, children: PaymentChild[]): number {
-  if (payment.parentPaymentId || !['card', 'ACH'].includes(payment.paymentType)) return 0;
-  if (payment.status === 'failed' || payment.status === 'voided' || payment.status === 'refunded') return 0;
-  if (payment.paymentType === 'ACH' && payment.status === 'pending') return 0;
-  const refunded = activeRefunds(children).reduce((sum, child) => sum + child.amount, 0);
-  return Math.max(0, payment.gross - (payment.splitAmount ?? 0) - refunded);
-}
-
-/** The end of the void window while a void is still possible (pending card payment, untouched), else null. */
-export function voidableUntil(payment: Payment, children: PaymentChild[], now: Date): string | null {
-  if (payment.paymentType !== 'card' || payment.parentPaymentId || payment.status !== 'pending') return null;
-  if (children.some((child) => child.paymentType === 'refund' || child.paymentType === 'secondSplit')) return null;
-  const end = voidWindowEnd(payment.createdAt);
-  return now.getTime() <= end.getTime() ? end.toISOString() : null;
-}
 
 function transaction(payment: Payment) {
   return {
@@ -48,22 +25,49 @@ function transaction(payment: Payment) {
   };
 }
 
-function splits(payment: Payment, children: PaymentChild[]) {
-  const list: { merchantId: string; amount: string; status: string }[] = [];
+/** The first split's status: its own refunds first, else whether the parent has settled. */
+function firstSplitStatus(payment: Payment, figures: RefundFigures, splitAmount: number): string {
+  if (payment.status === 'failed' || payment.status === 'voided') return payment.status;
+  if (figures.splitRefunded >= splitAmount) return 'refunded';
+  if (figures.splitRefunded > 0) return 'partial_refund';
+  return payment.settledAt ? 'completed' : 'pending';
+}
+
+/** The merchants sharing a payment: the first split (refundable by `refundSplit`), then second splits. */
+function splits(payment: Payment, children: PaymentChild[], figures: RefundFigures) {
+  const list: { merchantId: string; amount: string; status: string; refundableAmount: string }[] = [];
   if (payment.splitMerchantId && payment.splitAmount != null && !payment.parentPaymentId) {
     list.push({
       merchantId: payment.splitMerchantId,
       amount: formatCents(payment.splitAmount),
-      status: payment.status,
+      status: firstSplitStatus(payment, figures, payment.splitAmount),
+      refundableAmount: formatCents(figures.splitRefundable),
     });
   }
   for (const child of children) {
     if (child.paymentType === 'secondSplit' && child.splitMerchantId && child.splitAmount != null) {
-      list.push({ merchantId: child.splitMerchantId, amount: formatCents(child.splitAmount), status: child.status });
+      list.push({
+        merchantId: child.splitMerchantId,
+        amount: formatCents(child.splitAmount),
+        status: child.status,
+        refundableAmount: '0',
+      });
     }
   }
   return list;
 }
+
+/** The refund and void records of a payment, split refunds included, oldest first. */
+const refunds = (children: PaymentChild[]) =>
+  children
+    .filter((child) => REFUND_TYPES.has(child.paymentType))
+    .map((child) => ({
+      id: child.id,
+      type: child.paymentType === 'refundSplit' ? ('refundSplit' as const) : (child.refundType ?? 'refund'),
+      amount: formatCents(child.amount),
+      status: child.status,
+      createdAt: child.createdAt.toISOString(),
+    }));
 
 /** The attributes every view of a payment starts with (full resource and list item). */
 const identity = (payment: Payment) => ({
@@ -77,8 +81,8 @@ const identity = (payment: Payment) => ({
 
 /** The payment's `data` exactly as GET /payments/{id} returns it (also the payload of its events). */
 export function paymentResource(payment: Payment, children: PaymentChild[], now: Date) {
-  const splitList = splits(payment, children);
-  const refundIds = children.filter((child) => REFUND_TYPES.has(child.paymentType)).map((child) => child.id);
+  const figures = refundFigures(payment, children);
+  const splitList = splits(payment, children, figures);
   return {
     type: 'payments' as const,
     id: payment.id,
@@ -91,10 +95,10 @@ export function paymentResource(payment: Payment, children: PaymentChild[], now:
       ...(payment.paymentType === 'card' && !payment.parentPaymentId ? { billingAddress: payment.billingAddress } : {}),
       ...(payment.bank ? { bank: payment.bank } : {}),
       ...(splitList.length > 0 ? { splits: splitList } : {}),
-      ...(payment.parentPaymentId ? {} : { refunds: refundIds }),
+      ...(payment.parentPaymentId ? {} : { refunds: refunds(children) }),
       miscData: payment.miscData,
-      refundableAmount: formatCents(refundableAmount(payment, children)),
-      voidableUntil: voidableUntil(payment, children, now),
+      refundableAmount: formatCents(figures.refundable),
+      voidableUntil: iso(voidableUntil(payment, children, now)),
     },
   };
 }

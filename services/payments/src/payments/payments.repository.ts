@@ -11,7 +11,7 @@ export type NewPayment = schema.NewPayment;
 /** What taking a payment needs to know about a merchant (the merchants service owns the table; we only read). */
 export type MerchantForPayment = Pick<
   schema.Merchant,
-  'id' | 'accountId' | 'status' | 'avsMode' | 'feeRateBasisPoints' | 'feeFixedCents'
+  'id' | 'accountId' | 'status' | 'avsMode' | 'feeRateBasisPoints' | 'feeFixedCents' | 'features'
 >;
 
 export async function findMerchant(db: DbOrTx, id: string): Promise<MerchantForPayment | undefined> {
@@ -23,6 +23,7 @@ export async function findMerchant(db: DbOrTx, id: string): Promise<MerchantForP
       avsMode: merchants.avsMode,
       feeRateBasisPoints: merchants.feeRateBasisPoints,
       feeFixedCents: merchants.feeFixedCents,
+      features: merchants.features,
     })
     .from(merchants)
     .where(eq(merchants.id, id));
@@ -40,10 +41,19 @@ export async function findPayment(db: DbOrTx, id: string): Promise<Payment | und
   return row;
 }
 
+/**
+ * Reads a payment and holds its row lock until the transaction ends (`SELECT … FOR UPDATE`): every operation
+ * on one parent (void, refund, split refund, second split, settlement) takes it first, so they run one at a time.
+ */
+export async function lockPayment(tx: DbOrTx, id: string): Promise<Payment | undefined> {
+  const [row] = await tx.select().from(payments).where(eq(payments.id, id)).for('update');
+  return row;
+}
+
 /** The child records of a payment (refunds, voids, split refunds, second splits) that its resource summarises. */
 export type PaymentChild = Pick<
   Payment,
-  'id' | 'paymentType' | 'status' | 'amount' | 'splitMerchantId' | 'splitAmount' | 'refundType'
+  'id' | 'paymentType' | 'status' | 'amount' | 'splitMerchantId' | 'splitAmount' | 'refundType' | 'createdAt'
 >;
 
 export async function findChildren(db: DbOrTx, parentId: string): Promise<PaymentChild[]> {
@@ -56,6 +66,7 @@ export async function findChildren(db: DbOrTx, parentId: string): Promise<Paymen
       splitMerchantId: payments.splitMerchantId,
       splitAmount: payments.splitAmount,
       refundType: payments.refundType,
+      createdAt: payments.createdAt,
     })
     .from(payments)
     .where(eq(payments.parentPaymentId, parentId))

@@ -1,8 +1,12 @@
 import type { CreatePaymentBody } from '@pps/shared/contract';
+import type { Tx } from '@pps/shared/db';
 import { notImplemented, type ServiceContext } from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
 import { finalPaymentStatuses, type PaymentStatus, paymentStatuses, paymentTransitions } from '@pps/shared/states';
-import { type IdempotentResponse, runIdempotent } from '../idempotency/idempotency';
+import { type IdempotentResponse, type OperationResult, runIdempotent } from '../idempotency/idempotency';
+import { refundPayment } from '../refunds/refund.usecase';
+import { refundSplit } from '../refunds/refund-split.usecase';
+import { secondSplit } from '../splits/second-split.usecase';
 import { type CardPaymentInput, type ChargeDeps, chargeCard } from './charge-card.usecase';
 import { paymentErrors } from './payments.errors';
 import { paymentResource, paymentStatusDocument, paymentSummary } from './payments.presenter';
@@ -10,10 +14,28 @@ import { findChildren, findMerchant, findPayment, listMerchantPayments, type Pay
 
 export type PaymentDeps = ChargeDeps;
 
-const isCardPayment = (attributes: CreatePaymentBody['data']['attributes']): attributes is CardPaymentInput =>
-  attributes.paymentType === 'tokenv3' ||
-  attributes.paymentType === 'tokenv3Split' ||
-  attributes.paymentType === 'card';
+/** The operation of each `paymentType`, run inside the idempotent transaction (`tx`). */
+function operationFor(
+  ctx: ServiceContext,
+  attributes: CreatePaymentBody['data']['attributes'],
+  deps: PaymentDeps,
+): (tx: Tx) => Promise<OperationResult> {
+  const inTx = (tx: Tx): ServiceContext => ({ ...ctx, db: tx });
+  switch (attributes.paymentType) {
+    case 'tokenv3':
+    case 'tokenv3Split':
+    case 'card':
+      return (tx) => chargeCard({ ctx: inTx(tx), input: attributes satisfies CardPaymentInput, deps });
+    case 'refund':
+      return (tx) => refundPayment({ ctx: inTx(tx), input: attributes });
+    case 'refundSplit':
+      return (tx) => refundSplit({ ctx: inTx(tx), input: attributes });
+    case 'secondSplit':
+      return (tx) => secondSplit({ ctx: inTx(tx), input: attributes });
+    case 'ACH':
+      throw notImplemented('paymentType ACH');
+  }
+}
 
 /** The wall clock behind the account's sandbox clock: idempotency keys expire in real time. */
 const realNow = (ctx: ServiceContext) => new Date(ctx.clock.now().getTime() - ctx.clockOffsetSeconds * 1000);
@@ -33,8 +55,7 @@ export async function createPayment({
   raw: unknown;
   deps: PaymentDeps;
 }): Promise<IdempotentResponse> {
-  const attributes = input.attributes;
-  if (!isCardPayment(attributes)) throw notImplemented(`paymentType ${attributes.paymentType}`);
+  const operation = operationFor(ctx, input.attributes, deps);
   return runIdempotent({
     db: ctx.db,
     accountId: ctx.accountId,
@@ -42,7 +63,7 @@ export async function createPayment({
     requestId: input.requestId,
     ttlDays: ctx.config.IDEMPOTENCY_TTL_DAYS,
     now: realNow(ctx),
-    operation: (tx) => chargeCard({ ctx: { ...ctx, db: tx }, input: attributes, deps }),
+    operation,
   });
 }
 

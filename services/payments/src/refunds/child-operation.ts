@@ -1,0 +1,153 @@
+import { settleAtFor } from '@pps/shared/clock';
+import { type EventType, writeEvent } from '@pps/shared/events';
+import type { ServiceContext } from '@pps/shared/http';
+import { isId, newId } from '@pps/shared/ids';
+import { type LedgerLine, type MerchantBucket, type PostingKind, post, type Rail } from '@pps/shared/ledger';
+import { type PaymentStatus, type TransitionColumns, transitionPayment } from '@pps/shared/states';
+import type { OperationResult } from '../idempotency/idempotency';
+import { paymentDocument, paymentResource } from '../payments/payments.presenter';
+import {
+  findChildren,
+  insertPayment,
+  lockPayment,
+  type NewPayment,
+  type Payment,
+  type PaymentChild,
+} from '../payments/payments.repository';
+import { acceptsRefunds, isParentRecord } from './refund-rules';
+import { refundErrors } from './refunds.errors';
+
+/** A payment locked for an operation on it, with its children as they stand under the lock. */
+export type LockedParent = { parent: Payment; children: PaymentChild[] };
+
+/**
+ * Locks the parent payment of a refund, split refund or second split (held until the transaction ends, so
+ * operations on one parent run one at a time) and reads its children under that lock. 404 unknown (or not a
+ * payment id), 403 another account's, both pointing at `parentPaymentId`.
+ */
+export async function lockParent(ctx: ServiceContext, id: string): Promise<LockedParent> {
+  const parent = isId('payment', id) ? await lockPayment(ctx.db, id) : undefined;
+  if (!parent) throw refundErrors.parentNotFound(id);
+  if (parent.accountId !== ctx.accountId) throw refundErrors.parentForbidden(id);
+  return { parent, children: await findChildren(ctx.db, parent.id) };
+}
+
+/** The 422s of a parent that takes no refund: a child record, failed, voided, refunded, or unsettled ACH. */
+export function assertAcceptsRefunds(parent: Payment): void {
+  if (acceptsRefunds(parent)) return;
+  if (!isParentRecord(parent)) throw refundErrors.childRecord(parent.id, parent.paymentType);
+  if (parent.status === 'refunded') throw refundErrors.alreadyRefunded(parent.id);
+  if (parent.paymentType === 'ACH' && parent.status === 'pending') throw refundErrors.achNotSettled(parent.id);
+  throw refundErrors.notRefundable(parent.id, parent.status);
+}
+
+export function assertSameCurrency(parent: Payment, currency: string): void {
+  if (currency !== parent.currency) throw refundErrors.currencyMismatch(parent.currency);
+}
+
+export const railOf = (parent: Payment): Rail => (parent.paymentType === 'ACH' ? 'ach' : 'card');
+
+/** Money moved before the parent settles comes out of pending balances; after, out of available ones. */
+export const bucketOf = (parent: Payment): MerchantBucket => (parent.settledAt ? 'available' : 'pending');
+
+/** A refund record settles on its parent's rail schedule, counted from the day it is made (DESIGN §11). */
+export function refundSettleAt(ctx: ServiceContext, parent: Payment, now: Date): Date {
+  const days =
+    railOf(parent) === 'ach' ? ctx.config.ACH_SETTLEMENT_BUSINESS_DAYS : ctx.config.CARD_SETTLEMENT_BUSINESS_DAYS;
+  return settleAtFor(now, days);
+}
+
+type ParentStatusAfter = Extract<PaymentStatus, 'voided' | 'refunded' | 'partial_refund'>;
+
+const parentEvents: Record<ParentStatusAfter, EventType> = {
+  voided: 'payment.voided',
+  refunded: 'payment.refunded',
+  partial_refund: 'payment.partially_refunded',
+};
+
+export type ChildOperation = {
+  record: {
+    paymentType: 'refund' | 'refundSplit' | 'secondSplit';
+    refundType?: 'void' | 'refund';
+    status: 'pending' | 'completed';
+    amount: number;
+    message: string;
+    /** The other merchant of a split refund or second split. */
+    splitMerchantId?: string;
+    settleAt?: Date;
+    miscData?: string;
+  };
+  posting: { kind: PostingKind; lines: LedgerLine[] };
+  /** The parent's status change, if the operation makes one. */
+  parentChange?: { to: ParentStatusAfter; set?: TransitionColumns };
+};
+
+/**
+ * Writes what every operation on a parent writes, in the caller's transaction: the child record (a payment
+ * resource of its own, fee-free: gross = net = amount), its balanced ledger posting, the parent's status change
+ * through the state table, and the outbox events (`payment.created` for the record, the parent's own event).
+ */
+export async function recordChildOperation(
+  ctx: ServiceContext,
+  { parent, children }: LockedParent,
+  operation: ChildOperation,
+): Promise<OperationResult> {
+  const now = ctx.clock.now();
+  const { record, posting, parentChange } = operation;
+  const values: NewPayment = {
+    id: newId('payment'),
+    accountId: ctx.accountId,
+    merchantId: parent.merchantId,
+    parentPaymentId: parent.id,
+    paymentType: record.paymentType,
+    requestType: record.paymentType,
+    status: record.status,
+    amount: record.amount,
+    currency: parent.currency,
+    invoice: parent.invoice,
+    gross: record.amount,
+    feeFixed: 0,
+    rateBasisPoints: 0,
+    grossMinusNet: 0,
+    net: record.amount,
+    splitMerchantId: record.splitMerchantId ?? null,
+    splitAmount: record.splitMerchantId ? record.amount : null,
+    refundType: record.refundType ?? null,
+    code: '0',
+    message: record.message,
+    card: parent.card,
+    bank: parent.bank,
+    miscData: record.miscData ?? null,
+    settleAt: record.settleAt ?? null,
+    requestId: ctx.requestId,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const child = await insertPayment(ctx.db, values);
+  await post(ctx.db, { accountId: ctx.accountId, paymentId: child.id, kind: posting.kind, lines: posting.lines, now });
+
+  const resource = paymentResource(child, [], now);
+  await writeEvent(ctx.db, {
+    accountId: ctx.accountId,
+    type: 'payment.created',
+    resource,
+    previousStatus: null,
+    requestId: ctx.requestId,
+  });
+  if (parentChange) {
+    const { to, set } = parentChange;
+    const updated = await transitionPayment(ctx.db, { payment: parent, to, at: now, set });
+    await writeEvent(ctx.db, {
+      accountId: ctx.accountId,
+      type: parentEvents[to],
+      resource: paymentResource(updated, [...children, child], now),
+      previousStatus: parent.status,
+      requestId: ctx.requestId,
+    });
+  }
+  ctx.log.info(
+    { paymentId: child.id, parentPaymentId: parent.id, paymentType: child.paymentType, amount: child.amount },
+    `${child.refundType ?? child.paymentType} recorded`,
+  );
+  return { status: 201, body: paymentDocument(ctx.config.PUBLIC_BASE_URL, resource), paymentId: child.id };
+}

@@ -1,0 +1,76 @@
+import type { PaymentInputOf } from '@pps/shared/contract';
+import type { ServiceContext } from '@pps/shared/http';
+import { entriesForPayment, refundLines, reverseLines } from '@pps/shared/ledger';
+import type { OperationResult } from '../idempotency/idempotency';
+import {
+  assertAcceptsRefunds,
+  assertSameCurrency,
+  bucketOf,
+  type LockedParent,
+  lockParent,
+  railOf,
+  recordChildOperation,
+  refundSettleAt,
+} from './child-operation';
+import { refundFigures, statusAfterRefund, voidableUntil } from './refund-rules';
+import { refundErrors } from './refunds.errors';
+
+export type RefundInput = PaymentInputOf<'refund'>;
+
+/**
+ * `refund`: the service chooses (DESIGN §9). A full-amount refund of a card payment still inside its Pacific
+ * void window and untouched is a **void**: the capture is reversed entry by entry (fees and split shares
+ * included), the parent becomes `voided`, the record is `completed`. Anything else is a **refund** of the
+ * primary merchant's share: fees are kept, the record is `pending` until settlement, the parent becomes
+ * `partial_refund` or `refunded`. Runs in the caller's transaction, under the parent's row lock.
+ */
+export async function refundPayment({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: RefundInput;
+}): Promise<OperationResult> {
+  const locked = await lockParent(ctx, input.parentPaymentId);
+  const { parent, children } = locked;
+  assertAcceptsRefunds(parent);
+  assertSameCurrency(parent, input.transaction.currency);
+  const amount = input.transaction.amount;
+  const now = ctx.clock.now();
+  if (amount === parent.gross && voidableUntil(parent, children, now)) return voidPayment(ctx, locked, input, now);
+
+  const figures = refundFigures(parent, children);
+  if (amount > figures.refundable) throw refundErrors.refundExceeds(figures.refundable, "payment's refundable amount");
+  return recordChildOperation(ctx, locked, {
+    record: {
+      paymentType: 'refund',
+      refundType: 'refund',
+      status: 'pending',
+      amount,
+      message: 'Refund accepted',
+      settleAt: refundSettleAt(ctx, parent, now),
+      miscData: input.miscData,
+    },
+    posting: {
+      kind: 'refund',
+      lines: refundLines({ rail: railOf(parent), merchantId: parent.merchantId, amount, bucket: bucketOf(parent) }),
+    },
+    parentChange: { to: statusAfterRefund(parent, figures, amount) },
+  });
+}
+
+async function voidPayment(ctx: ServiceContext, locked: LockedParent, input: RefundInput, now: Date) {
+  const capture = (await entriesForPayment(ctx.db, locked.parent.id)).filter((entry) => entry.kind === 'capture');
+  return recordChildOperation(ctx, locked, {
+    record: {
+      paymentType: 'refund',
+      refundType: 'void',
+      status: 'completed',
+      amount: locked.parent.gross,
+      message: 'Voided',
+      miscData: input.miscData,
+    },
+    posting: { kind: 'void', lines: reverseLines(capture) },
+    parentChange: { to: 'voided', set: { voidedAt: now } },
+  });
+}

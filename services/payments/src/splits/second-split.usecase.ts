@@ -1,0 +1,62 @@
+import type { PaymentInputOf } from '@pps/shared/contract';
+import type { ServiceContext } from '@pps/shared/http';
+import { secondSplitLines } from '@pps/shared/ledger';
+import type { OperationResult } from '../idempotency/idempotency';
+import { activeMerchant } from '../payments/charge-card.usecase';
+import { paymentErrors, pointers } from '../payments/payments.errors';
+import { findMerchant } from '../payments/payments.repository';
+import { bucketOf, lockParent, recordChildOperation } from '../refunds/child-operation';
+import { isParentRecord, refundFigures } from '../refunds/refund-rules';
+import { refundErrors } from '../refunds/refunds.errors';
+
+export type SecondSplitInput = PaymentInputOf<'secondSplit'>;
+
+const SPLITTABLE = new Set(['pending', 'completed', 'partial_refund']);
+
+/**
+ * `secondSplit`: moves part of the primary merchant's remaining net to another active merchant of the account
+ * (DESIGN §9). Needs the operator's per-merchant flag on the primary; the amount must stay below the remaining
+ * net (net − second splits − refunds). Only balances move: the record is `completed` at once and the parent's
+ * status is unchanged. Runs in the caller's transaction, under the parent's row lock.
+ */
+export async function secondSplit({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: SecondSplitInput;
+}): Promise<OperationResult> {
+  const locked = await lockParent(ctx, input.parentPaymentId);
+  const { parent, children } = locked;
+  if (!isParentRecord(parent)) throw refundErrors.childRecord(parent.id, parent.paymentType);
+  if (parent.paymentType !== 'card') throw refundErrors.notSplittable(parent.id, 'is an ACH payment');
+  if (!SPLITTABLE.has(parent.status)) throw refundErrors.notSplittable(parent.id, `is ${parent.status}`);
+  const primary = await findMerchant(ctx.db, parent.merchantId);
+  if (!primary?.features.secondSplit) throw refundErrors.secondSplitNotEnabled(parent.merchantId);
+
+  const { merchantId, amount } = input.split;
+  if (merchantId === parent.merchantId) throw paymentErrors.splitSameMerchant();
+  await activeMerchant(ctx, merchantId, pointers.splitMerchantId);
+  const { remainingNet } = refundFigures(parent, children);
+  if (amount >= remainingNet) throw refundErrors.secondSplitAmount(remainingNet);
+
+  return recordChildOperation(ctx, locked, {
+    record: {
+      paymentType: 'secondSplit',
+      status: 'completed',
+      amount,
+      message: 'Second split completed',
+      splitMerchantId: merchantId,
+      miscData: input.miscData,
+    },
+    posting: {
+      kind: 'second_split',
+      lines: secondSplitLines({
+        fromMerchantId: parent.merchantId,
+        toMerchantId: merchantId,
+        amount,
+        bucket: bucketOf(parent),
+      }),
+    },
+  });
+}
