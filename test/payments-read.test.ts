@@ -76,7 +76,7 @@ describe('GET /payments/{id}', () => {
   it('shows the splits and takes the split out of the refundable amount', async () => {
     const { body } = await get(`/payments/${splitId}`);
     expect(body.data.attributes).toMatchObject({
-      splits: [{ merchantId: splitMerchantId, amount: '700', status: 'pending' }],
+      splits: [{ merchantId: splitMerchantId, amount: '700', status: 'pending', refundableAmount: '700' }],
       transaction: { gross: '5000', grossMinusNet: '175', net: '4125' },
       refundableAmount: '4300',
     });

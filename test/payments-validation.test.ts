@@ -83,17 +83,24 @@ describe('validation', () => {
     expectError(unknown, 400, 'invalid_field', '/data/attributes/paymentType');
     const wrongType = { data: { ...tokenv3Body({ merchantId, tokenId }).data, type: 'merchants' } };
     expectError(await pay(wrongType), 400, 'invalid_field', '/data/type');
-    const refund = await pay({
+    const ach = await pay({
       data: {
         type: 'payments',
         attributes: {
-          paymentType: 'refund',
-          parentPaymentId: 'pay_x',
-          transaction: { amount: '100', currency: 'USD' },
+          paymentType: 'ACH',
+          merchantId,
+          bank: {
+            bankName: 'First Test Bank',
+            accountType: 'checking',
+            accountName: 'Jane Doe',
+            accountNumber: '000123456789',
+            routingNumber: '021000021',
+          },
+          transaction: { amount: '1000', currency: 'USD', invoice: 'INV-1' },
         },
       },
     });
-    expectError(refund, 501, 'not_implemented');
+    expectError(ach, 501, 'not_implemented');
   });
 
   it('400s a token id of the wrong form and a well-formed unknown or foreign token', async () => {
