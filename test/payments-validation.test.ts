@@ -78,29 +78,11 @@ describe('validation', () => {
     expectError(named, 400, 'invalid_field', '/data/attributes/billingAddress/country');
   });
 
-  it('400s an unknown paymentType and a wrong data.type; 501s the types of the next issue', async () => {
+  it('400s an unknown paymentType and a wrong data.type', async () => {
     const unknown = await pay(tokenv3Body({ merchantId, tokenId, attributes: { paymentType: 'bitcoin' } }));
     expectError(unknown, 400, 'invalid_field', '/data/attributes/paymentType');
     const wrongType = { data: { ...tokenv3Body({ merchantId, tokenId }).data, type: 'merchants' } };
     expectError(await pay(wrongType), 400, 'invalid_field', '/data/type');
-    const ach = await pay({
-      data: {
-        type: 'payments',
-        attributes: {
-          paymentType: 'ACH',
-          merchantId,
-          bank: {
-            bankName: 'First Test Bank',
-            accountType: 'checking',
-            accountName: 'Jane Doe',
-            accountNumber: '000123456789',
-            routingNumber: '021000021',
-          },
-          transaction: { amount: '1000', currency: 'USD', invoice: 'INV-1' },
-        },
-      },
-    });
-    expectError(ach, 501, 'not_implemented');
   });
 
   it('400s a token id of the wrong form and a well-formed unknown or foreign token', async () => {

@@ -1,6 +1,8 @@
 import { z } from '@hono/zod-openapi';
+import { accountNumberProblem, routingNumberProblem } from '../banking';
 import { isId } from '../ids';
 import { type AmountBounds, amountString } from '../money';
+import type { FieldRule } from './merchants.requests';
 
 /** POST /payments request bodies (DESIGN §8), one schema per `paymentType`. */
 
@@ -48,6 +50,17 @@ const billingAddressWithCountry = z.object({
   country: billingAddressFields.country.unwrap().openapi({ example: 'USA' }),
 });
 
+/** A digit string checked by a banking rule; its problem's code (e.g. `invalid_routing_number`) is reported. */
+const bankNumber = (rule: FieldRule, example: string) =>
+  z
+    .string()
+    .superRefine((value, ctx) => {
+      const problem = rule(value);
+      if (problem)
+        ctx.addIssue({ code: 'custom', message: problem.message, params: problem.code ? { code: problem.code } : {} });
+    })
+    .openapi({ example });
+
 const cardToken = z.object({ tokenId, holder: text(200), expiry, useAVS: z.boolean() });
 
 const transaction = (bounds: AmountBounds) => z.object({ amount: amountString(bounds), currency, invoice: text(100) });
@@ -91,8 +104,8 @@ export function paymentAttributesSchema(bounds: AmountBounds) {
         bankName: text(200),
         accountType: z.enum(['checking', 'savings']),
         accountName: text(200),
-        accountNumber: z.string().regex(/^\d{4,17}$/, 'accountNumber must be 4 to 17 digits'),
-        routingNumber: z.string().regex(/^\d{9}$/, 'routingNumber must be 9 digits'),
+        accountNumber: bankNumber(accountNumberProblem, '000123456789'),
+        routingNumber: bankNumber(routingNumberProblem, '021000021'),
       }),
       transaction: transaction(bounds),
     }),

@@ -49,7 +49,17 @@ export const paymentAttributesResponseSchema = z.object({
   transaction: paymentTransactionSchema,
   card: z.object({ brand: z.string(), last4: z.string(), expiry: z.string(), holder: z.string() }).optional(),
   billingAddress: billingAddress.nullable().optional(),
-  bank: z.record(z.string(), z.string()).optional(),
+  bank: z
+    .object({
+      bankName: z.string(),
+      accountType: z.string(),
+      accountName: z.string(),
+      last4: z.string(),
+      routingLast4: z.string(),
+    })
+    .optional()
+    .openapi({ description: 'ACH: the debited account, masked' }),
+  StandardEntryClassCode: z.enum(['WEB', 'PPD', 'CCD', 'TEL']).optional(),
   splits: z
     .array(
       z.object({
@@ -145,7 +155,7 @@ export const createPaymentRouteFor = (bounds: AmountBounds) =>
     summary: 'Create a payment; data.attributes.paymentType chooses the operation',
     description:
       'tokenv3, tokenv3Split and card take a payment; refund (a void when the payment is still voidable, else a ' +
-      'refund), refundSplit and secondSplit act on the payment named by parentPaymentId; ACH answers 501 for now. ' +
+      'refund), refundSplit and secondSplit act on the payment named by parentPaymentId; ACH debits a bank account. ' +
       'With data.requestId the call is idempotent per account: a replay answers the first response with ' +
       'Idempotent-Replayed: true.',
     security: authenticated,

@@ -1,7 +1,7 @@
+import { accountNumberProblem, routingNumberProblem } from '@pps/shared/banking';
 import type { MerchantFieldRules } from '@pps/shared/contract';
 import { birthDateProblem } from './birth-date';
 import { emailProblem, ipAddressProblem, phoneProblem, timestampProblem, urlProblem } from './contact';
-import { accountNumberProblem, routingNumberProblem } from './routing-number';
 import { einProblem, ssnProblem } from './tax-ids';
 import { countryProblem, stateProblem, zipProblem } from './us-address';
 

@@ -5,13 +5,13 @@ import { writeEvent } from '@pps/shared/events';
 import type { ServiceContext } from '@pps/shared/http';
 import { newId } from '@pps/shared/ids';
 import { captureLines, post } from '@pps/shared/ledger';
-import { computeFees, maxSplitAmount, netOf } from '@pps/shared/money';
 import type { OperationResult } from '../idempotency/idempotency';
 import { avsAccepted, type Processor } from '../sandbox/processor';
 import { loadCardForCharge } from '../tokens/tokens.repository';
 import { errorDocumentBody, type FailedTransaction, paymentErrors, pointers } from './payments.errors';
 import { paymentDocument, paymentResource } from './payments.presenter';
-import { findMerchant, insertPayment, type MerchantForPayment } from './payments.repository';
+import { insertPayment } from './payments.repository';
+import { activeMerchant, priceOf } from './pricing';
 
 export type CardPaymentInput = PaymentInputOf<'tokenv3'> | PaymentInputOf<'tokenv3Split'> | PaymentInputOf<'card'>;
 export type ChargeDeps = { processor: Processor; cipher: FieldCipher };
@@ -20,33 +20,6 @@ export type ChargeDeps = { processor: Processor; cipher: FieldCipher };
 const APPROVED_CODE = '0';
 /** How the payment record reads when the issuer approved but the merchant's AVS policy refuses the result. */
 const AVS_REFUSED = { code: 'AVS', message: 'Address verification failed' } as const;
-
-/** A merchant of this account that may take payments, else the error for `pointer` (DESIGN §8). */
-export async function activeMerchant(ctx: ServiceContext, id: string, pointer: string): Promise<MerchantForPayment> {
-  const merchant = await findMerchant(ctx.db, id);
-  if (!merchant) throw paymentErrors.merchantNotFound(id, pointer);
-  if (merchant.accountId !== ctx.accountId) throw paymentErrors.merchantForbidden(id, pointer);
-  if (merchant.status !== 'active') throw paymentErrors.merchantNotActive(id, merchant.status, pointer);
-  return merchant;
-}
-
-/** The money of the payment: fees by the merchant's pricing (config defaults otherwise), the split, the net. */
-function priceOf(ctx: ServiceContext, merchant: MerchantForPayment, amount: number, split: number | undefined) {
-  const rateBasisPoints = merchant.feeRateBasisPoints ?? ctx.config.FEE_RATE_BASIS_POINTS;
-  const fees = computeFees({
-    amount,
-    rateBasisPoints,
-    fixedCents: merchant.feeFixedCents ?? ctx.config.FEE_FIXED_CENTS,
-  });
-  if (fees.grossMinusNet > fees.gross) throw paymentErrors.amountBelowFees(fees.grossMinusNet);
-  if (split !== undefined && split > maxSplitAmount(fees)) throw paymentErrors.splitTooLarge(maxSplitAmount(fees));
-  const net = netOf({
-    gross: fees.gross,
-    grossMinusNet: fees.grossMinusNet,
-    splits: split === undefined ? [] : [split],
-  });
-  return { ...fees, rateBasisPoints, net };
-}
 
 /**
  * tokenv3, tokenv3Split and card: checks the merchants and the vault token, authorizes with the processor and

@@ -7,6 +7,7 @@ export const pointers = {
   amount: '/data/attributes/transaction/amount',
   tokenId: '/data/attributes/token/tokenId',
   paymentMethodToken: '/data/attributes/paymentMethod/token',
+  bankAccountNumber: '/data/attributes/bank/accountNumber',
 } as const;
 
 /** The outcome of the processor that the client sees on a failed payment (error document `meta.transaction`). */
@@ -72,6 +73,14 @@ export const paymentErrors = {
       status: 422,
       code: 'avs_mismatch',
       detail: `Address verification failed (AVS result ${transaction.avsResult ?? 'none'}); the merchant's ${avsMode} AVS mode refuses it`,
+      meta: { paymentId, transaction },
+    }),
+  achRefused: (paymentId: string, transaction: FailedTransaction) =>
+    new ApiError({
+      status: 422,
+      code: 'insufficient_funds',
+      detail: `The bank account cannot cover the debit: ${transaction.message} (${transaction.code})`,
+      pointer: pointers.bankAccountNumber,
       meta: { paymentId, transaction },
     }),
   paymentNotFound: (id: string) => new ApiError({ status: 404, code: 'payment_not_found', detail: `No payment ${id}` }),

@@ -69,6 +69,13 @@ const refunds = (children: PaymentChild[]) =>
       createdAt: child.createdAt.toISOString(),
     }));
 
+/** ACH: the masked bank account, and the SEC code beside it (never the full numbers). */
+function bankOf(payment: Payment) {
+  if (!payment.bank) return {};
+  const { standardEntryClassCode, ...bank } = payment.bank;
+  return { bank, ...(standardEntryClassCode ? { StandardEntryClassCode: standardEntryClassCode } : {}) };
+}
+
 /** The attributes every view of a payment starts with (full resource and list item). */
 const identity = (payment: Payment) => ({
   paymentType: payment.paymentType,
@@ -93,7 +100,7 @@ export function paymentResource(payment: Payment, children: PaymentChild[], now:
       transaction: transaction(payment),
       ...(payment.card ? { card: payment.card } : {}),
       ...(payment.paymentType === 'card' && !payment.parentPaymentId ? { billingAddress: payment.billingAddress } : {}),
-      ...(payment.bank ? { bank: payment.bank } : {}),
+      ...bankOf(payment),
       ...(splitList.length > 0 ? { splits: splitList } : {}),
       ...(payment.parentPaymentId ? {} : { refunds: refunds(children) }),
       miscData: payment.miscData,

@@ -1,8 +1,9 @@
 import type { CreatePaymentBody } from '@pps/shared/contract';
 import type { Tx } from '@pps/shared/db';
-import { notImplemented, type ServiceContext } from '@pps/shared/http';
+import type { ServiceContext } from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
 import { finalPaymentStatuses, type PaymentStatus, paymentStatuses, paymentTransitions } from '@pps/shared/states';
+import { debitAch } from '../ach/ach.usecase';
 import { type IdempotentResponse, type OperationResult, runIdempotent } from '../idempotency/idempotency';
 import { refundPayment } from '../refunds/refund.usecase';
 import { refundSplit } from '../refunds/refund-split.usecase';
@@ -33,7 +34,7 @@ function operationFor(
     case 'secondSplit':
       return (tx) => secondSplit({ ctx: inTx(tx), input: attributes });
     case 'ACH':
-      throw notImplemented('paymentType ACH');
+      return (tx) => debitAch({ ctx: inTx(tx), input: attributes, deps });
   }
 }
 

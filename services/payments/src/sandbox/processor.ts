@@ -24,10 +24,38 @@ export type CardAuthorization = {
   last4: string;
 };
 
-/** A card network stand-in; a real acquirer connector implements the same interface. */
+export type AchDebitRequest = {
+  /** The clear account and routing numbers: never logged, never put in a job payload. */
+  accountNumber: string;
+  routingNumber: string;
+  /** Integer cents. */
+  amount: number;
+};
+
+export type AchOutcome = { accepted: boolean; code: string; message: string };
+
+/** The ACH return an entry gets when it settles (NACHA return reason codes). */
+export type AchReturn = { code: 'R01' | 'R02' | 'R03' | 'R04'; message: string };
+
+/** A card network and ACH operator stand-in; a real acquirer connector implements the same interface. */
 export interface Processor {
   authorizeCard(request: CardAuthorizationRequest): Promise<CardAuthorization>;
+  /** Accepts an ACH debit for origination, or refuses it at once (e.g. a known insufficient-funds account). */
+  debitAch(request: AchDebitRequest): Promise<AchOutcome>;
+  /** Whether the receiving bank returns the entry when it settles; null when it settles. */
+  achReturnAtSettlement(entry: { amount: number }): AchReturn | null;
 }
+
+/** The sandbox account whose debits are refused at creation for insufficient funds (DESIGN §7). */
+export const SANDBOX_ACH_INSUFFICIENT_FUNDS_ACCOUNT = '9876543';
+
+/** ACH returns at settlement, chosen by amount in cents (DESIGN §7). */
+export const SANDBOX_ACH_RETURNS: Readonly<Record<number, AchReturn>> = {
+  5501: { code: 'R01', message: 'Insufficient funds' },
+  5502: { code: 'R02', message: 'Account closed' },
+  5503: { code: 'R03', message: 'No account/unable to locate account' },
+  5504: { code: 'R04', message: 'Invalid account number structure' },
+};
 
 type Decline = { code: string; message: string };
 
@@ -112,5 +140,19 @@ export class SandboxProcessor implements Processor {
       avsResult: SANDBOX_AVS_RESULTS[number] ?? avsFromAddress(request.billingAddress),
       ...identity,
     };
+  }
+
+  async debitAch(request: AchDebitRequest): Promise<AchOutcome> {
+    if (!Number.isSafeInteger(request.amount) || request.amount <= 0) {
+      throw new RangeError('amount must be positive integer cents');
+    }
+    if (request.accountNumber === SANDBOX_ACH_INSUFFICIENT_FUNDS_ACCOUNT) {
+      return { accepted: false, code: 'R01', message: 'Insufficient funds' };
+    }
+    return { accepted: true, code: '0', message: 'Accepted' };
+  }
+
+  achReturnAtSettlement(entry: { amount: number }): AchReturn | null {
+    return SANDBOX_ACH_RETURNS[entry.amount] ?? null;
   }
 }

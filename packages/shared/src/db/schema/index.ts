@@ -8,4 +8,5 @@ export * from './idempotency';
 export * from './ledger';
 export * from './merchants';
 export * from './payments';
+export * from './settlement';
 export * from './tokens';

@@ -75,6 +75,11 @@ export const payments = pgTable(
     card: jsonb('card').$type<CardSnapshot>(),
     billingAddress: jsonb('billing_address').$type<BillingAddress>(),
     bank: jsonb('bank').$type<BankSnapshot>(),
+    /** ACH: the debited account, encrypted (AES-256-GCM, DATA_ENCRYPTION_KEYS); read only to write NACHA entries. */
+    bankAccountNumberEnc: text('bank_account_number_enc'),
+    bankRoutingNumberEnc: text('bank_routing_number_enc'),
+    /** The NACHA file that carried this ACH entry (set by the settlement pass that wrote it). */
+    achFileId: text('ach_file_id'),
     miscData: text('misc_data'),
     settleAt: ts('settle_at'),
     settledAt: ts('settled_at'),
@@ -93,6 +98,8 @@ export const payments = pgTable(
     index('payments_account_created_idx').on(t.accountId, t.createdAt.desc()),
     index('payments_parent_idx').on(t.parentPaymentId).where(sql`parent_payment_id is not null`),
     index('payments_settlement_idx').on(t.status, t.settleAt),
+    /** What a settlement pass claims: records with a settlement date not settled yet. */
+    index('payments_due_idx').on(t.settleAt).where(sql`settled_at is null and settle_at is not null`),
   ],
 );
 

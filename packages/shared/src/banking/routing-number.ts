@@ -1,4 +1,6 @@
-import { type FieldProblem, invalid } from './problem';
+import type { FieldProblem } from '../contract/merchants.requests';
+
+const invalid = (message: string, code?: string): FieldProblem => (code ? { code, message } : { message });
 
 /** Federal Reserve routing symbol prefixes: 00–12 (banks), 21–32 (thrifts), 61–72 (electronic), 80 (traveller's cheques). */
 const FED_PREFIXES = new Set([...range(0, 12), ...range(21, 32), ...range(61, 72), 80]);
@@ -30,7 +32,7 @@ export function routingNumberProblem(value: string): FieldProblem | undefined {
 
 export const isValidRoutingNumber = (value: string) => routingNumberProblem(value) === undefined;
 
-/** A bank account number: 4 to 17 digits. */
+/** A bank account number: 4 to 17 digits (the DFI account field of a NACHA entry holds 17). */
 export function accountNumberProblem(value: string): FieldProblem | undefined {
   return /^\d{4,17}$/.test(value) ? undefined : invalid('must be 4 to 17 digits');
 }

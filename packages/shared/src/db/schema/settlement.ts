@@ -1,0 +1,58 @@
+import { bigint, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { accounts } from './accounts';
+import { timestamps, ts } from './columns';
+import { merchants } from './merchants';
+
+const cents = (name: string) => bigint(name, { mode: 'number' }).notNull().default(0);
+
+/**
+ * What settlement moved for one merchant on one settlement day (the Pacific date of `settleAt`), accumulated by
+ * every pass of that day. Owned by the settlement service. `net` is what became available to the merchant
+ * (captures' net and split shares, less refunds); `gross` and `fees` are those of the merchant's own captures.
+ */
+export const settlementBatches = pgTable(
+  'settlement_batches',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    settlementDate: text('settlement_date').notNull(),
+    count: integer('count').notNull().default(0),
+    gross: cents('gross'),
+    fees: cents('fees'),
+    refunds: cents('refunds'),
+    net: cents('net'),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('settlement_batches_merchant_day_uq').on(t.merchantId, t.settlementDate),
+    index('settlement_batches_account_day_idx').on(t.accountId, t.settlementDate),
+  ],
+);
+
+/**
+ * The NACHA file of the ACH entries one settlement batch settled (debits and refund credits), kept for ops.
+ * The content holds full account numbers, so it is only served to the operator (GET /admin/ach-files/{id}).
+ */
+export const achFiles = pgTable(
+  'ach_files',
+  {
+    id: text('id').primaryKey(),
+    batchCount: integer('batch_count').notNull(),
+    entryCount: integer('entry_count').notNull(),
+    entryHash: text('entry_hash').notNull(),
+    totalDebit: cents('total_debit'),
+    totalCredit: cents('total_credit'),
+    paymentIds: jsonb('payment_ids').$type<string[]>().notNull(),
+    content: text('content').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('ach_files_created_idx').on(t.createdAt.desc(), t.id.desc())],
+);
+
+export type SettlementBatch = typeof settlementBatches.$inferSelect;
+export type AchFile = typeof achFiles.$inferSelect;

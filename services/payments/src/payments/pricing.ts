@@ -1,0 +1,31 @@
+import type { ServiceContext } from '@pps/shared/http';
+import { computeFees, maxSplitAmount, netOf } from '@pps/shared/money';
+import { paymentErrors } from './payments.errors';
+import { findMerchant, type MerchantForPayment } from './payments.repository';
+
+/** A merchant of this account that may take payments, else the error for `pointer` (DESIGN §8). */
+export async function activeMerchant(ctx: ServiceContext, id: string, pointer: string): Promise<MerchantForPayment> {
+  const merchant = await findMerchant(ctx.db, id);
+  if (!merchant) throw paymentErrors.merchantNotFound(id, pointer);
+  if (merchant.accountId !== ctx.accountId) throw paymentErrors.merchantForbidden(id, pointer);
+  if (merchant.status !== 'active') throw paymentErrors.merchantNotActive(id, merchant.status, pointer);
+  return merchant;
+}
+
+/** The money of the payment: fees by the merchant's pricing (config defaults otherwise), the split, the net. */
+export function priceOf(ctx: ServiceContext, merchant: MerchantForPayment, amount: number, split: number | undefined) {
+  const rateBasisPoints = merchant.feeRateBasisPoints ?? ctx.config.FEE_RATE_BASIS_POINTS;
+  const fees = computeFees({
+    amount,
+    rateBasisPoints,
+    fixedCents: merchant.feeFixedCents ?? ctx.config.FEE_FIXED_CENTS,
+  });
+  if (fees.grossMinusNet > fees.gross) throw paymentErrors.amountBelowFees(fees.grossMinusNet);
+  if (split !== undefined && split > maxSplitAmount(fees)) throw paymentErrors.splitTooLarge(maxSplitAmount(fees));
+  const net = netOf({
+    gross: fees.gross,
+    grossMinusNet: fees.grossMinusNet,
+    splits: split === undefined ? [] : [split],
+  });
+  return { ...fees, rateBasisPoints, net };
+}
