@@ -10,6 +10,7 @@ import { AuthCache } from '../services/gateway/src/auth/auth-cache';
 import { inProcessUpstream } from '../services/gateway/src/proxy/upstream';
 import { createMerchantsApp } from '../services/merchants/src/app';
 import { createPaymentsApp } from '../services/payments/src/app';
+import { createSettlementTrigger } from '../services/settlement/src/trigger';
 import { startSettlement } from '../services/settlement/src/workers';
 
 /**
@@ -25,6 +26,7 @@ redis
   .connect()
   .catch(() => log.warn('redis unreachable; the API keeps working, background work resumes when it returns'));
 
+const trigger = createSettlementTrigger(config, log);
 const gateway = createGatewayApp(
   {
     config,
@@ -37,10 +39,11 @@ const gateway = createGatewayApp(
       merchants: inProcessUpstream('merchants', createMerchantsApp(serviceDeps)),
     },
     redis,
+    onClockAdvanced: (accountId) => trigger.settleAccount(accountId),
   },
   metrics,
 );
-const settlement = await startSettlement({ config, db: database.db, log });
+const settlement = await startSettlement({ config, db: database.db, log, metrics });
 const { server, port } = await listen(gateway.fetch, config.PORT);
 log.info({ port, docs: `${config.PUBLIC_BASE_URL}/docs` }, 'payment processing service listening');
 
@@ -49,6 +52,7 @@ if (config.NODE_ENV !== 'production' && config.DEMO_ACCOUNT) await printDemoAcco
 onShutdown(log, [
   { name: 'http', close: () => closeServer(server) },
   { name: 'settlement', close: settlement.close },
+  { name: 'settlement trigger', close: trigger.close },
   { name: 'redis', close: () => redis.quit() },
   { name: 'database', close: database.close },
 ]);

@@ -12,6 +12,8 @@ import { AuthCache } from '../services/gateway/src/auth/auth-cache';
 import { inProcessUpstream } from '../services/gateway/src/proxy/upstream';
 import { createMerchantsApp } from '../services/merchants/src/app';
 import { createPaymentsApp } from '../services/payments/src/app';
+import { createSettlementTrigger } from '../services/settlement/src/trigger';
+import { startSettlement } from '../services/settlement/src/workers';
 
 export type ApiResponse<T = any> = { status: number; body: T; headers: Headers };
 
@@ -32,7 +34,13 @@ type CallOptions = { body?: unknown; headers?: Record<string, string>; as?: Cred
  * template) and a BullMQ prefix of its own. `clock` is real time unless a test asks for a manual one.
  */
 export async function createTestStack(
-  options: { manualClock?: boolean; env?: Record<string, string>; redis?: Redis } = {},
+  options: {
+    manualClock?: boolean;
+    env?: Record<string, string>;
+    redis?: Redis;
+    /** Run the settlement workers in this process, and enqueue a pass when an account's clock moves. */
+    settlement?: boolean;
+  } = {},
 ) {
   const runId = inject('runId');
   const { url, drop } = await createDatabaseFromTemplate(inject('templateDatabase'), runId);
@@ -49,6 +57,8 @@ export async function createTestStack(
   const serviceDeps = { config, db: database.db, log, clock: realClock, metrics };
   const merchants = createMerchantsApp(serviceDeps);
   const payments = createPaymentsApp(serviceDeps);
+  const settlement = options.settlement ? await startSettlement({ config, db: database.db, log, metrics }) : undefined;
+  const trigger = options.settlement ? createSettlementTrigger(config, log) : undefined;
   const gateway = createGatewayApp(
     {
       config,
@@ -61,6 +71,7 @@ export async function createTestStack(
         payments: inProcessUpstream('payments', payments),
       },
       redis: options.redis,
+      onClockAdvanced: trigger ? (accountId) => trigger.settleAccount(accountId) : undefined,
     },
     metrics,
   );
@@ -124,7 +135,11 @@ export async function createTestStack(
     call,
     admin,
     createAccount,
+    settlement,
+    metrics,
     close: async () => {
+      await trigger?.close();
+      await settlement?.close();
       await database.close();
       await drop();
     },

@@ -2,6 +2,7 @@ import { systemClock } from '@pps/shared/clock';
 import { createMetrics } from '@pps/shared/metrics';
 import { bootstrap, closeServer, listen, onShutdown } from '@pps/shared/runtime';
 import Redis from 'ioredis';
+import { createSettlementTrigger } from '../../settlement/src/trigger';
 import { createGatewayApp } from './app';
 import { AuthCache } from './auth/auth-cache';
 import { httpUpstream } from './proxy/upstream';
@@ -15,6 +16,8 @@ if (!config.PAYMENTS_URL || !config.MERCHANTS_URL) {
 const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: false });
 redis.on('error', () => {});
 redis.connect().catch(() => log.warn('redis unreachable; the API keeps working'));
+// A clock move enqueues a settlement pass for that account (the settlement workers run elsewhere).
+const trigger = createSettlementTrigger(config, log);
 const app = createGatewayApp(
   {
     config,
@@ -27,6 +30,7 @@ const app = createGatewayApp(
       merchants: httpUpstream('merchants', config.MERCHANTS_URL),
     },
     redis,
+    onClockAdvanced: (accountId) => trigger.settleAccount(accountId),
   },
   createMetrics({ defaultMetrics: true }),
 );
@@ -34,6 +38,7 @@ const { server, port } = await listen(app.fetch, config.PORT);
 log.info({ port }, 'gateway listening');
 onShutdown(log, [
   { name: 'http', close: () => closeServer(server) },
+  { name: 'settlement trigger', close: trigger.close },
   { name: 'redis', close: () => redis.quit() },
   { name: 'database', close: database.close },
 ]);

@@ -1,59 +1,90 @@
 import type { Config } from '@pps/shared/config';
+import type { FieldCipher } from '@pps/shared/crypto';
 import type { Db } from '@pps/shared/db';
 import type { Logger } from '@pps/shared/logger';
+import type { Metrics } from '@pps/shared/metrics';
 import { jobs, queues } from '@pps/shared/queues';
-import { Queue, Worker } from 'bullmq';
+import { type Job, Queue, Worker } from 'bullmq';
+import type { Processor } from '../../payments/src';
 import { handlers } from './jobs';
 import { redisConnection } from './redis';
 
-export type SettlementDeps = { config: Config; db: Db; log: Logger };
+export type SettlementDeps = {
+  config: Config;
+  db: Db;
+  log: Logger;
+  /** The ACH operator's answers at settlement (returns); the sandbox by default. */
+  processor?: Processor;
+  cipher?: FieldCipher;
+  metrics?: Metrics;
+};
 
 /** Recurring jobs, declared once; upserting a scheduler is idempotent, so every replica may do it. */
-const SCHEDULES = [{ job: jobs.idempotencyCleanup, every: 60 * 60 * 1000 }];
+const schedules = (config: Config) => [
+  { queue: queues.maintenance, job: jobs.idempotencyCleanup, every: 60 * 60 * 1000 },
+  { queue: queues.settlement, job: jobs.settlementPass, every: config.SETTLEMENT_INTERVAL_SECONDS * 1000 },
+];
+
+/** Finished jobs kept for bull-board, failed ones longer; retries back off exponentially. */
+export const defaultJobOptions = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: { count: 1000, age: 24 * 3600 },
+  removeOnFail: { count: 5000, age: 7 * 24 * 3600 },
+} as const;
 
 /**
- * Starts the settlement service's workers and job schedulers. Redis being down does not stop the
- * process: BullMQ reconnects, and the schedulers are upserted once it answers.
+ * Starts the settlement service's workers (the maintenance queue, and the settlement queue with
+ * SETTLEMENT_CONCURRENCY passes at once) and their job schedulers. Redis being down does not stop the process:
+ * BullMQ reconnects, and the schedulers are upserted once it answers. `close` lets the jobs in flight finish.
  */
 export async function startSettlement(deps: SettlementDeps, options: { concurrency?: number } = {}) {
   const log = deps.log.child({ module: 'settlement' });
   const connection = redisConnection(deps.config.REDIS_URL);
   const prefix = deps.config.QUEUE_PREFIX;
-  const maintenance = new Queue(queues.maintenance, { connection, prefix });
-  maintenance.on('error', (error) => log.warn({ err: error.message }, 'maintenance queue error'));
+  const queueOf = (name: string) => {
+    const queue = new Queue(name, { connection, prefix, defaultJobOptions });
+    queue.on('error', (error) => log.warn({ queue: name, err: error.message }, 'queue error'));
+    return queue;
+  };
+  const maintenance = queueOf(queues.maintenance);
+  const settlement = queueOf(queues.settlement);
 
-  const worker = new Worker(
-    queues.maintenance,
-    async (job) => {
-      const handler = handlers[job.name];
-      if (!handler) throw new Error(`no handler for job ${job.name}`);
-      await handler({
-        deps,
-        payload: job.data,
-        attempt: job.attemptsMade + 1,
-        log: log.child({ job: job.name, jobId: job.id }),
-      });
-    },
-    { connection, prefix, concurrency: options.concurrency ?? 2 },
-  );
-  worker.on('error', (error) => log.warn({ err: error.message }, 'worker error'));
-  worker.on('failed', (job, error) => log.error({ job: job?.name, jobId: job?.id, err: error.message }, 'job failed'));
+  const process = async (job: Job) => {
+    const handler = handlers[job.name];
+    if (!handler) throw new Error(`no handler for job ${job.name}`);
+    await handler({
+      deps,
+      payload: job.data,
+      attempt: job.attemptsMade + 1,
+      log: log.child({ job: job.name, jobId: job.id }),
+    });
+  };
+  const workerOf = (name: string, concurrency: number) => {
+    const worker = new Worker(name, process, { connection, prefix, concurrency });
+    worker.on('error', (error) => log.warn({ queue: name, err: error.message }, 'worker error'));
+    worker.on('failed', (job, error) =>
+      log.error({ job: job?.name, jobId: job?.id, attempt: job?.attemptsMade, err: error.message }, 'job failed'),
+    );
+    return worker;
+  };
+  const workers = [
+    workerOf(queues.maintenance, 1),
+    workerOf(queues.settlement, options.concurrency ?? deps.config.SETTLEMENT_CONCURRENCY),
+  ];
 
+  const byName = { [queues.maintenance]: maintenance, [queues.settlement]: settlement };
   void Promise.all(
-    SCHEDULES.map(({ job, every }) =>
-      maintenance.upsertJobScheduler(
-        job.name,
-        { every },
-        { name: job.name, data: {}, opts: { removeOnComplete: 100, removeOnFail: 500 } },
-      ),
+    schedules(deps.config).map(({ queue, job, every }) =>
+      byName[queue].upsertJobScheduler(job.name, { every }, { name: job.name, data: {} }),
     ),
   ).catch((error) => log.warn({ err: (error as Error).message }, 'job schedulers not registered yet'));
 
   return {
-    queues: { maintenance },
+    queues: { maintenance, settlement },
     close: async () => {
-      await worker.close();
-      await maintenance.close();
+      await Promise.all(workers.map((worker) => worker.close()));
+      await Promise.all([maintenance.close(), settlement.close()]);
       await connection.quit().catch(() => {});
     },
   };

@@ -70,6 +70,21 @@ export const configSchema = z.object({
   CARD_SETTLEMENT_BUSINESS_DAYS: z.coerce.number().int().min(0).max(30).default(1),
   ACH_SETTLEMENT_BUSINESS_DAYS: z.coerce.number().int().min(0).max(30).default(3),
   DEMO_ACCOUNT: bool.default(true),
+  SETTLEMENT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  SETTLEMENT_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+  SETTLEMENT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /** NACHA file header and batch fields of the platform as originator (sandbox values by default). */
+  ACH_ODFI_ROUTING: z
+    .string()
+    .regex(/^\d{9}$/)
+    .default('121000358'),
+  ACH_DESTINATION_ROUTING: z
+    .string()
+    .regex(/^\d{9}$/)
+    .default('091000019'),
+  ACH_ORIGIN_NAME: z.string().min(1).max(23).default('PPS SANDBOX'),
+  ACH_DESTINATION_NAME: z.string().min(1).max(23).default('FED RESERVE SANDBOX'),
+  ACH_COMPANY_ID: z.string().length(10).default('1000000001'),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -116,7 +116,7 @@ const accountAttributes = z.object({
   appId: z.string().optional(),
 });
 const accountResource = resourceSchema('accounts', accountAttributes).openapi('Account');
-const adminSecurity = [{ adminToken: [] }];
+export const adminSecurity = [{ adminToken: [] }];
 
 export const createAccountRoute = createRoute({
   method: 'post',

@@ -3,6 +3,7 @@ export * from './customers';
 export * from './gateway';
 export * from './merchants';
 export * from './payments';
+export * from './settlement';
 export * from './tokens';
 export * from './webhooks';
 
@@ -11,6 +12,7 @@ import { customersRoutes } from './customers';
 import { gatewayRoutes } from './gateway';
 import { merchantsRoutes } from './merchants';
 import { paymentsRoutes } from './payments';
+import { settlementRoutes } from './settlement';
 import { tokensRoutes } from './tokens';
 import { webhooksRoutes } from './webhooks';
 
@@ -22,4 +24,5 @@ export const allRoutes: RouteConfig[] = [
   ...tokensRoutes,
   ...customersRoutes,
   ...webhooksRoutes,
+  ...settlementRoutes,
 ];

@@ -139,7 +139,14 @@ describe('other postings', () => {
     ]);
   });
 
-  it('refuses negative or fractional amounts', () => {
+  it('moves a refund settling the other way: pending up, available down', () => {
+    expect(settlementLines({ merchantId: 'mer_a', amount: -300 })).toEqual([
+      { ledgerAccount: 'merchant:mer_a:pending', amount: 300 },
+      { ledgerAccount: 'merchant:mer_a:available', amount: -300 },
+    ]);
+  });
+
+  it('refuses negative or fractional amounts where they make no sense', () => {
     expect(() => refundLines({ rail: 'ach', merchantId: 'mer_a', amount: -1, bucket: 'pending' })).toThrow(RangeError);
     expect(() => settlementLines({ merchantId: 'mer_a', amount: 0.5 })).toThrow(RangeError);
   });

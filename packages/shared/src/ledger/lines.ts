@@ -83,9 +83,12 @@ export function secondSplitLines(input: {
   ];
 }
 
-/** Settlement: a merchant's pending money becomes available. */
+/**
+ * Settlement: what a record left in a merchant's pending balance becomes available. The amount is signed: a
+ * capture's net moves up into available, a refund's debit moves down (pending +x, available −x).
+ */
 export function settlementLines(input: { merchantId: string; amount: number }): LedgerLine[] {
-  assertCents('amount', input.amount);
+  if (!Number.isSafeInteger(input.amount)) throw new RangeError('amount must be integer cents');
   return [
     { ledgerAccount: ledgerAccounts.pending(input.merchantId), amount: -input.amount },
     { ledgerAccount: ledgerAccounts.available(input.merchantId), amount: input.amount },

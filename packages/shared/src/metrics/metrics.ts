@@ -19,6 +19,18 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       labelNames: ['type', 'outcome'] as const,
       registers: [registry],
     }),
+    settlementPassDuration: new Histogram({
+      name: 'pps_settlement_pass_duration_seconds',
+      help: 'Duration of settlement passes',
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [registry],
+    }),
+    settlementRecords: new Counter({
+      name: 'pps_settlement_records_total',
+      help: 'Records settled, and ACH debits returned, by settlement passes',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
   };
 }
 

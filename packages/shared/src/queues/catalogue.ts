@@ -7,6 +7,7 @@ import { z } from 'zod';
  */
 export const queues = {
   maintenance: 'maintenance',
+  settlement: 'settlement',
 } as const;
 
 export const jobs = {
@@ -14,6 +15,12 @@ export const jobs = {
     queue: queues.maintenance,
     name: 'idempotency-cleanup',
     payload: z.object({}).strict(),
+  },
+  /** A settlement pass: every account's due records (the scheduler), or one account's (its clock moved). */
+  settlementPass: {
+    queue: queues.settlement,
+    name: 'settlement-pass',
+    payload: z.object({ accountId: z.string().optional() }).strict(),
   },
 } as const;
 

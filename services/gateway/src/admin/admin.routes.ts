@@ -4,6 +4,7 @@ import { safeEqual } from '@pps/shared/crypto';
 import { unauthorized } from '@pps/shared/http';
 import type { GatewayDeps, GatewayEnv } from '../deps';
 import { accountDocument, createAccount, setAccountStatus } from './accounts.usecases';
+import { registerAchFileRoutes } from './ach-files.routes';
 
 export function registerAdminRoutes(app: OpenAPIHono<GatewayEnv>, deps: GatewayDeps) {
   app.use('/admin/*', async (c, next) => {
@@ -28,4 +29,6 @@ export function registerAdminRoutes(app: OpenAPIHono<GatewayEnv>, deps: GatewayD
     deps.log.info({ accountId: account.id, status }, 'account status changed');
     return c.json(accountDocument(deps.config.PUBLIC_BASE_URL, account), 200);
   });
+
+  registerAchFileRoutes(app, deps);
 }

@@ -117,6 +117,9 @@ export async function recordChildOperation(
     message: record.message,
     card: parent.card,
     bank: parent.bank,
+    // An ACH refund is a credit entry to the same account: the settlement pass writes it into a NACHA file.
+    bankAccountNumberEnc: parent.bankAccountNumberEnc,
+    bankRoutingNumberEnc: parent.bankRoutingNumberEnc,
     miscData: record.miscData ?? null,
     settleAt: record.settleAt ?? null,
     requestId: ctx.requestId,

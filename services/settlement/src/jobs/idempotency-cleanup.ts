@@ -1,4 +1,4 @@
-import { deleteExpiredIdempotencyKeys } from '../../../payments/src/idempotency/idempotency.repository';
+import { deleteExpiredIdempotencyKeys } from '../../../payments/src';
 import type { JobHandler } from './index';
 
 /** Removes idempotency keys older than IDEMPOTENCY_TTL_DAYS (DESIGN §8). Running it twice is harmless. */

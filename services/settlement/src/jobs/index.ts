@@ -1,6 +1,8 @@
 import type { Logger } from '@pps/shared/logger';
+import { jobs } from '@pps/shared/queues';
 import type { SettlementDeps } from '../workers';
 import { idempotencyCleanup } from './idempotency-cleanup';
+import { settlementPass } from './settlement-pass';
 
 export type JobHandler = (input: {
   deps: SettlementDeps;
@@ -11,5 +13,6 @@ export type JobHandler = (input: {
 
 /** One handler per job name of the catalogue. */
 export const handlers: Record<string, JobHandler> = {
-  'idempotency-cleanup': idempotencyCleanup,
+  [jobs.idempotencyCleanup.name]: idempotencyCleanup,
+  [jobs.settlementPass.name]: settlementPass,
 };

@@ -1,0 +1,51 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { paginationQuery } from '../http/pagination';
+import {
+  centsString,
+  errorResponses,
+  idParam,
+  isoTimestamp,
+  jsonResponse,
+  listDocument,
+  resourceSchema,
+} from './common';
+import { adminSecurity } from './gateway';
+
+/** The NACHA files settlement wrote, for ops (DESIGN §11). The file content holds full account numbers. */
+export const achFileResource = resourceSchema(
+  'achFiles',
+  z.object({
+    createdAt: isoTimestamp,
+    batchCount: z.number().int(),
+    entryCount: z.number().int(),
+    entryHash: z.string(),
+    totalDebit: centsString,
+    totalCredit: centsString,
+    paymentIds: z.array(z.string()),
+  }),
+).openapi('AchFile');
+
+export const listAchFilesRoute = createRoute({
+  method: 'get',
+  path: '/admin/ach-files',
+  tags: ['Admin'],
+  summary: 'The NACHA files of ACH settlement passes, newest first (ops)',
+  security: adminSecurity,
+  request: { query: z.object(paginationQuery) },
+  responses: { 200: jsonResponse('A page of ACH files', listDocument(achFileResource)), ...errorResponses(400, 401) },
+});
+
+export const getAchFileRoute = createRoute({
+  method: 'get',
+  path: '/admin/ach-files/{id}',
+  tags: ['Admin'],
+  summary: 'One NACHA file as text/plain: 94-character records, blocking factor 10 (ops)',
+  security: adminSecurity,
+  request: { params: idParam('ACH file id', 'ach_…') },
+  responses: {
+    200: { description: 'The NACHA file', content: { 'text/plain': { schema: z.string() } } },
+    ...errorResponses(401, 404),
+  },
+});
+
+export const settlementRoutes = [listAchFilesRoute, getAchFileRoute];

@@ -1,0 +1,27 @@
+import { jobs } from '@pps/shared/queues';
+import { createDataCipher, SandboxProcessor } from '../../../payments/src';
+import { runSettlementPass } from '../settlement/pass';
+import type { JobHandler } from './index';
+
+/**
+ * Settles what is due (DESIGN §11), for one account when its sandbox clock moved, else for every account.
+ * Idempotent: records are claimed with SKIP LOCKED and settled conditionally, so a retried or doubled job
+ * settles nothing twice.
+ */
+export const settlementPass: JobHandler = async ({ deps, payload, log }) => {
+  const { accountId } = jobs.settlementPass.payload.parse(payload);
+  const started = performance.now();
+  const result = await runSettlementPass(
+    {
+      db: deps.db,
+      config: deps.config,
+      cipher: deps.cipher ?? createDataCipher(deps.config),
+      processor: deps.processor ?? new SandboxProcessor(),
+      log,
+    },
+    { now: new Date(), batchSize: deps.config.SETTLEMENT_BATCH_SIZE, accountId },
+  );
+  deps.metrics?.settlementPassDuration.observe((performance.now() - started) / 1000);
+  deps.metrics?.settlementRecords.inc({ outcome: 'settled' }, result.settled);
+  deps.metrics?.settlementRecords.inc({ outcome: 'returned' }, result.returned);
+};

@@ -1,0 +1,56 @@
+import { pacificDate } from '@pps/shared/clock';
+import { newId } from '@pps/shared/ids';
+import type { BatchDelta, Payment } from './settlement.repository';
+
+/**
+ * The settlement-batch figures of one pass, per merchant and settlement day (the Pacific date of `settleAt`):
+ * records settled, the merchant's own captures (gross, fees), refunds paid, and the net made available.
+ */
+export class BatchTotals {
+  private readonly rows = new Map<string, BatchDelta>();
+
+  /** A settled record and what it moved from each merchant's pending balance to available. */
+  add(record: Payment, moved: { merchantId: string; amount: number }[]): void {
+    const day = pacificDate(record.settleAt ?? record.createdAt);
+    const touched = new Set<string>();
+    for (const { merchantId, amount } of moved) {
+      this.row(record.accountId, merchantId, day).net += amount;
+      touched.add(merchantId);
+    }
+    if (record.parentPaymentId === null) {
+      const row = this.row(record.accountId, record.merchantId, day);
+      row.gross += record.gross;
+      row.fees += record.grossMinusNet;
+      touched.add(record.merchantId);
+    } else {
+      const payer = record.paymentType === 'refundSplit' ? record.splitMerchantId! : record.merchantId;
+      this.row(record.accountId, payer, day).refunds += record.amount;
+      touched.add(payer);
+    }
+    for (const merchantId of touched) this.row(record.accountId, merchantId, day).count += 1;
+  }
+
+  deltas(): BatchDelta[] {
+    return [...this.rows.values()];
+  }
+
+  private row(accountId: string, merchantId: string, settlementDate: string): BatchDelta {
+    const key = `${merchantId}|${settlementDate}`;
+    let row = this.rows.get(key);
+    if (!row) {
+      row = {
+        id: newId('batch'),
+        accountId,
+        merchantId,
+        settlementDate,
+        count: 0,
+        gross: 0,
+        fees: 0,
+        refunds: 0,
+        net: 0,
+      };
+      this.rows.set(key, row);
+    }
+    return row;
+  }
+}

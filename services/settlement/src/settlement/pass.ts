@@ -1,0 +1,26 @@
+import type { Logger } from '@pps/shared/logger';
+import { type SettleBatchDeps, settleBatch } from './settle-batch';
+
+export type PassResult = { batches: number; settled: number; returned: number; achFileIds: string[] };
+
+/**
+ * A settlement pass: batches until nothing due is left (for one account, or all). Each batch is its own
+ * transaction, so a pass killed midway keeps what it committed and the next pass takes the rest.
+ */
+export async function runSettlementPass(
+  deps: SettleBatchDeps & { log: Logger },
+  input: { now: Date; batchSize: number; accountId?: string },
+): Promise<PassResult> {
+  const total: PassResult = { batches: 0, settled: 0, returned: 0, achFileIds: [] };
+  for (;;) {
+    const batch = await settleBatch(deps, { now: input.now, limit: input.batchSize, accountId: input.accountId });
+    if (batch.claimed === 0) break;
+    total.batches += 1;
+    total.settled += batch.settled;
+    total.returned += batch.returned;
+    if (batch.achFileId) total.achFileIds.push(batch.achFileId);
+    if (batch.claimed < input.batchSize) break;
+  }
+  if (total.batches > 0) deps.log.info({ accountId: input.accountId, ...total }, 'settlement pass done');
+  return total;
+}

@@ -1,0 +1,138 @@
+import type { Db, DbOrTx } from '@pps/shared/db';
+import { writeEvent } from '@pps/shared/events';
+import { post, reverseLines, settlementLines } from '@pps/shared/ledger';
+import { settlePayment, transitionPayment } from '@pps/shared/states';
+import { type AchReturn, type Processor, paymentResource } from '../../../payments/src';
+import { type AchFileDeps, writeAchFile } from './ach-file';
+import { BatchTotals } from './batch-totals';
+import {
+  addToSettlementBatches,
+  captureEntries,
+  childrenOf,
+  claimDueRecords,
+  type Payment,
+  pendingHeld,
+} from './settlement.repository';
+
+export type SettleBatchDeps = AchFileDeps & { db: Db; processor: Processor };
+export type BatchResult = { claimed: number; settled: number; returned: number; achFileId: string | null };
+
+const isParent = (payment: Payment) => payment.parentPaymentId === null;
+/** ACH debits and their refund records (which carry the parent's bank snapshot) settle on the ACH rail. */
+export const onAchRail = (payment: Payment) => payment.paymentType === 'ACH' || payment.bank !== null;
+/** Children settled with their parent: second splits, completed at once, whose moves sit in pending until then. */
+const carried = (child: Payment) => child.paymentType === 'secondSplit' && child.settleAt === null;
+
+/**
+ * One settlement batch, in one transaction (DESIGN §11): claims up to `limit` due records and, for each,
+ * settles it through the state table (`pending → completed`; a refunded parent keeps its status and records
+ * `settledAt`) or, for an ACH debit the bank returns, fails it with its R-code and reverses its capture. What
+ * the record left in merchants' pending balances becomes available; the day's settlement batches add up;
+ * `payment.completed` / `payment.failed` go to the outbox, and the ACH records settled go into one NACHA file.
+ * A crash anywhere rolls the whole batch back.
+ */
+export async function settleBatch(
+  deps: SettleBatchDeps,
+  input: { now: Date; limit: number; accountId?: string },
+): Promise<BatchResult> {
+  return deps.db.transaction(async (tx) => {
+    const due = await claimDueRecords(tx, input);
+    const result: BatchResult = { claimed: due.length, settled: 0, returned: 0, achFileId: null };
+    if (due.length === 0) return result;
+
+    const children = groupByParent(
+      await childrenOf(
+        tx,
+        due.filter((d) => isParent(d.payment)).map((d) => d.payment.id),
+      ),
+    );
+    const held = await pendingHeld(tx, [
+      ...due.map((d) => d.payment.id),
+      ...[...children.values()]
+        .flat()
+        .filter(carried)
+        .map((child) => child.id),
+    ]);
+    const totals = new BatchTotals();
+    const achSettled: Payment[] = [];
+
+    for (const { payment, clockOffsetSeconds } of due) {
+      const at = new Date(input.now.getTime() + clockOffsetSeconds * 1000);
+      const kids = children.get(payment.id) ?? [];
+      const achReturn = payment.paymentType === 'ACH' ? deps.processor.achReturnAtSettlement(payment) : null;
+      if (achReturn) {
+        await returnAch(tx, payment, achReturn, at);
+        result.returned += 1;
+        continue;
+      }
+      const settled = await settlePayment(tx, { payment, at });
+      const family = new Set([payment.id, ...kids.filter(carried).map((child) => child.id)]);
+      const moved = mergeByMerchant(held.filter((row) => family.has(row.paymentId)));
+      if (moved.length > 0) {
+        await post(tx, {
+          accountId: payment.accountId,
+          paymentId: payment.id,
+          kind: 'settlement',
+          lines: moved.flatMap(settlementLines),
+          now: at,
+        });
+      }
+      totals.add(payment, moved);
+      if (settled.statusChanged) {
+        await writeEvent(tx, {
+          accountId: payment.accountId,
+          type: 'payment.completed',
+          resource: paymentResource(settled.payment, kids, at),
+          previousStatus: payment.status,
+        });
+      }
+      if (onAchRail(payment)) achSettled.push(settled.payment);
+      result.settled += 1;
+    }
+    await addToSettlementBatches(tx, totals.deltas(), input.now);
+    result.achFileId = await writeAchFile(tx, deps, achSettled, input.now);
+    return result;
+  });
+}
+
+/** An ACH debit returned by the receiving bank: `failed` with its return code, the capture reversed exactly. */
+async function returnAch(tx: DbOrTx, payment: Payment, achReturn: AchReturn, at: Date): Promise<void> {
+  const capture = await captureEntries(tx, payment.id);
+  if (capture.length > 0) {
+    await post(tx, {
+      accountId: payment.accountId,
+      paymentId: payment.id,
+      kind: 'ach_return',
+      lines: reverseLines(capture),
+      now: at,
+    });
+  }
+  const failed = await transitionPayment(tx, {
+    payment,
+    to: 'failed',
+    at,
+    set: { failedAt: at, returnCode: achReturn.code },
+  });
+  await writeEvent(tx, {
+    accountId: payment.accountId,
+    type: 'payment.failed',
+    resource: paymentResource(failed, [], at),
+    previousStatus: payment.status,
+  });
+}
+
+function groupByParent(children: Payment[]): Map<string, Payment[]> {
+  const byParent = new Map<string, Payment[]>();
+  for (const child of children) {
+    const list = byParent.get(child.parentPaymentId!) ?? [];
+    list.push(child);
+    byParent.set(child.parentPaymentId!, list);
+  }
+  return byParent;
+}
+
+function mergeByMerchant(rows: { merchantId: string; amount: number }[]) {
+  const sums = new Map<string, number>();
+  for (const { merchantId, amount } of rows) sums.set(merchantId, (sums.get(merchantId) ?? 0) + amount);
+  return [...sums].filter(([, amount]) => amount !== 0).map(([merchantId, amount]) => ({ merchantId, amount }));
+}

@@ -1,0 +1,119 @@
+import { type DbOrTx, schema } from '@pps/shared/db';
+import { and, asc, eq, inArray, isNotNull, isNull, like, sql } from 'drizzle-orm';
+
+const { accounts, ledgerEntries, payments, settlementBatches } = schema;
+
+export type Payment = schema.Payment;
+export type DueRecord = { payment: Payment; clockOffsetSeconds: number };
+
+/** Statuses a record can settle from: pending, or a parent refunded (in part or whole) before it settled. */
+const SETTLEABLE = ['pending', 'partial_refund', 'refunded'] as const;
+
+/**
+ * Claims up to `limit` records due by their account's clock (`settle_at ≤ now + offset`), oldest first, and
+ * locks them until the transaction ends. `SKIP LOCKED`: rows another worker (or a refund on that payment)
+ * holds are left for the next batch, so two workers never take the same record and nobody waits.
+ */
+export async function claimDueRecords(
+  tx: DbOrTx,
+  input: { now: Date; limit: number; accountId?: string },
+): Promise<DueRecord[]> {
+  return tx
+    .select({ payment: payments, clockOffsetSeconds: accounts.clockOffsetSeconds })
+    .from(payments)
+    .innerJoin(accounts, eq(accounts.id, payments.accountId))
+    .where(
+      and(
+        isNull(payments.settledAt),
+        isNotNull(payments.settleAt),
+        inArray(payments.status, [...SETTLEABLE]),
+        sql`${payments.settleAt} <= ${input.now.toISOString()}::timestamptz + make_interval(secs => ${accounts.clockOffsetSeconds})`,
+        input.accountId ? eq(payments.accountId, input.accountId) : undefined,
+      ),
+    )
+    .orderBy(asc(payments.settleAt), asc(payments.id))
+    .limit(input.limit)
+    .for('update', { of: payments, skipLocked: true });
+}
+
+/** Every child record of these parents (refunds, voids, split refunds, second splits), oldest first. */
+export async function childrenOf(tx: DbOrTx, parentIds: string[]): Promise<Payment[]> {
+  if (parentIds.length === 0) return [];
+  return tx
+    .select()
+    .from(payments)
+    .where(inArray(payments.parentPaymentId, parentIds))
+    .orderBy(asc(payments.createdAt), asc(payments.id));
+}
+
+/** What each of these records holds in merchants' pending balances, per record and merchant (signed cents). */
+export async function pendingHeld(
+  tx: DbOrTx,
+  paymentIds: string[],
+): Promise<{ paymentId: string; merchantId: string; amount: number }[]> {
+  if (paymentIds.length === 0) return [];
+  const rows = await tx
+    .select({
+      paymentId: ledgerEntries.paymentId,
+      ledgerAccount: ledgerEntries.ledgerAccount,
+      amount: sql<string>`sum(${ledgerEntries.amount})::text`,
+    })
+    .from(ledgerEntries)
+    .where(and(inArray(ledgerEntries.paymentId, paymentIds), like(ledgerEntries.ledgerAccount, 'merchant:%:pending')))
+    .groupBy(ledgerEntries.paymentId, ledgerEntries.ledgerAccount);
+  return rows
+    .map((row) => ({
+      paymentId: row.paymentId,
+      merchantId: row.ledgerAccount.slice('merchant:'.length, -':pending'.length),
+      amount: Number(row.amount),
+    }))
+    .filter((row) => row.amount !== 0);
+}
+
+/** A capture's entries, to reverse on an ACH return. */
+export async function captureEntries(tx: DbOrTx, paymentId: string) {
+  return tx
+    .select({ ledgerAccount: ledgerEntries.ledgerAccount, amount: ledgerEntries.amount })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.paymentId, paymentId), eq(ledgerEntries.kind, 'capture')));
+}
+
+export type BatchDelta = {
+  id: string;
+  accountId: string;
+  merchantId: string;
+  settlementDate: string;
+  count: number;
+  gross: number;
+  fees: number;
+  refunds: number;
+  net: number;
+};
+
+/**
+ * Adds a pass's figures to the merchants' settlement batches of the day (one row per merchant and day). Rows go
+ * in one statement sorted by merchant and day, so concurrent passes lock them in the same order (no deadlock).
+ */
+export async function addToSettlementBatches(tx: DbOrTx, deltas: BatchDelta[], now: Date): Promise<void> {
+  if (deltas.length === 0) return;
+  const sorted = [...deltas].sort((a, b) =>
+    a.merchantId === b.merchantId
+      ? a.settlementDate.localeCompare(b.settlementDate)
+      : a.merchantId.localeCompare(b.merchantId),
+  );
+  const added = (column: string) => sql.raw(`settlement_batches.${column} + excluded.${column}`);
+  await tx
+    .insert(settlementBatches)
+    .values(sorted.map((delta) => ({ ...delta, createdAt: now, updatedAt: now })))
+    .onConflictDoUpdate({
+      target: [settlementBatches.merchantId, settlementBatches.settlementDate],
+      set: {
+        count: added('count'),
+        gross: added('gross'),
+        fees: added('fees'),
+        refunds: added('refunds'),
+        net: added('net'),
+        updatedAt: now,
+      },
+    });
+}

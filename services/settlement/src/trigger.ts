@@ -1,0 +1,46 @@
+import type { Config } from '@pps/shared/config';
+import type { Logger } from '@pps/shared/logger';
+import { jobs, queues } from '@pps/shared/queues';
+import { Queue } from 'bullmq';
+import Redis from 'ioredis';
+import { defaultJobOptions } from './workers';
+
+/** How long a clock move waits for Redis before answering anyway (the minute scheduler catches up). */
+const ENQUEUE_TIMEOUT_MS = 1000;
+
+/**
+ * Enqueues a settlement pass for one account, for the gateway when an account's sandbox clock moves. Never
+ * fails the caller: with Redis down the request answers at once and the scheduled pass settles the records.
+ */
+export function createSettlementTrigger(config: Config, log: Logger) {
+  const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  connection.on('error', () => {});
+  const queue = new Queue(queues.settlement, { connection, prefix: config.QUEUE_PREFIX, defaultJobOptions });
+  queue.on('error', () => {});
+  return {
+    async settleAccount(accountId: string): Promise<void> {
+      const payload = jobs.settlementPass.payload.parse({ accountId });
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('redis did not answer')), ENQUEUE_TIMEOUT_MS);
+      });
+      try {
+        await Promise.race([queue.add(jobs.settlementPass.name, payload), timeout]);
+      } catch (error) {
+        log.warn(
+          { accountId, err: (error as Error).message },
+          'settlement pass not enqueued; the scheduler will run it',
+        );
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    queue,
+    close: async () => {
+      await queue.close().catch(() => {});
+      await connection.quit().catch(() => {});
+    },
+  };
+}
+
+export type SettlementTrigger = ReturnType<typeof createSettlementTrigger>;

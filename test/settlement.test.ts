@@ -1,0 +1,267 @@
+import { createRequire } from 'node:module';
+import { readNachaTotals } from '@pps/shared/ach';
+import { addBusinessDays, pacificDate, startOfPacificDay } from '@pps/shared/clock';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMerchant } from './fixtures/merchants';
+import {
+  achBody,
+  createCardToken,
+  createPayment,
+  postPayment,
+  refundBody,
+  refundSplitBody,
+  setClock,
+  splitBody,
+  tokenv3Body,
+} from './fixtures/payments';
+import { type Credentials, createTestStack, type TestStack } from './harness';
+
+/**
+ * Settlement through the public API: the settlement workers run beside the API with their own BullMQ prefix,
+ * and moving an account's sandbox clock enqueues a pass for it, so records settle within moments.
+ */
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await createTestStack({ settlement: true });
+});
+afterAll(() => stack?.close());
+
+type Setup = { creds: Credentials; merchantId: string; splitMerchantId: string; tokenId: string };
+
+/** A fresh account (its own clock) with two merchants and a card token. */
+async function freshAccount(): Promise<Setup> {
+  const creds = await stack.createAccount();
+  const [merchantId, splitMerchantId, tokenId] = await Promise.all([
+    createMerchant(stack, creds),
+    createMerchant(stack, creds, { accountName: 'Partner' }),
+    createCardToken(stack, creds),
+  ]);
+  return { creds, merchantId, splitMerchantId, tokenId };
+}
+
+const get = (creds: Credentials, id: string) => stack.call('GET', `/payments/${id}`, { as: creds });
+
+/** Polls `read` until `done` holds (the pass runs in a worker), failing after 15 s with the last value. */
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  let value = await read();
+  while (!done(value) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    value = await read();
+  }
+  if (!done(value)) throw new Error(`condition not met in time: ${JSON.stringify(value)}`);
+  return value;
+}
+
+const statusOf = async (creds: Credentials, id: string) => (await get(creds, id)).body.data.attributes;
+const settledStatus = (creds: Credentials, id: string, status: string) =>
+  eventually(
+    () => statusOf(creds, id),
+    (attributes) => attributes.status === status && attributes.settledAt !== null,
+  );
+
+const balance = async (ledgerAccount: string) =>
+  Number(
+    (
+      await stack.sql`select coalesce(sum(amount), 0)::int as total from ledger_entries where ledger_account = ${ledgerAccount}`
+    )[0]!.total,
+  );
+
+describe('card settlement', () => {
+  it('stays pending until one business day after the processing day, then completes within moments', async () => {
+    const { creds, merchantId, splitMerchantId, tokenId } = await freshAccount();
+    const res = await createPayment(
+      stack,
+      creds,
+      splitBody({ merchantId, tokenId, splitMerchantId, amount: '10000', splitAmount: '1000' }),
+    );
+    const { id, attributes } = res.body.data;
+    const settleAt = new Date(attributes.settleAt);
+    expect(settleAt.toISOString()).toBe(
+      startOfPacificDay(addBusinessDays(pacificDate(new Date(attributes.createdAt)), 1)).toISOString(),
+    );
+
+    // A minute before settleAt nothing moves, even after a pass.
+    await setClock(stack, creds, new Date(settleAt.getTime() - 60_000));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await statusOf(creds, id)).status).toBe('pending');
+
+    await setClock(stack, creds, new Date(settleAt.getTime() + 1000));
+    const settled = await settledStatus(creds, id, 'completed');
+    expect(new Date(settled.settledAt).getTime()).toBeGreaterThanOrEqual(settleAt.getTime());
+    expect(settled.splits[0]).toMatchObject({ status: 'completed' });
+
+    // Net 10000 − 320 − 1000 = 8680 to the primary, 1000 to the split merchant, now available.
+    expect(await balance(`merchant:${merchantId}:pending`)).toBe(0);
+    expect(await balance(`merchant:${merchantId}:available`)).toBe(8680);
+    expect(await balance(`merchant:${splitMerchantId}:available`)).toBe(1000);
+    const events = await stack.sql`select type, payload from events where resource_id = ${id} order by sequence`;
+    expect(events.map((event) => event.type)).toEqual(['payment.created', 'payment.completed']);
+    expect(events[1]!.payload.data).toMatchObject({ previousStatus: 'pending', attributes: { status: 'completed' } });
+
+    const batches = await stack.sql`
+      select merchant_id, settlement_date, count, gross::int, fees::int, refunds::int, net::int
+      from settlement_batches where account_id = ${creds.accountId} order by net desc`;
+    expect(batches).toEqual([
+      {
+        merchant_id: merchantId,
+        settlement_date: pacificDate(settleAt),
+        count: 1,
+        gross: 10000,
+        fees: 320,
+        refunds: 0,
+        net: 8680,
+      },
+      {
+        merchant_id: splitMerchantId,
+        settlement_date: pacificDate(settleAt),
+        count: 1,
+        gross: 0,
+        fees: 0,
+        refunds: 0,
+        net: 1000,
+      },
+    ]);
+  });
+
+  it('settles refund records with their parent; a partly refunded parent keeps its status and records settledAt', async () => {
+    const { creds, merchantId, splitMerchantId, tokenId } = await freshAccount();
+    const parent = (
+      await createPayment(
+        stack,
+        creds,
+        splitBody({ merchantId, tokenId, splitMerchantId, amount: '5000', splitAmount: '500' }),
+      )
+    ).body.data;
+    const refund = (await postPayment(stack, creds, refundBody(parent.id, '1000'))).body.data;
+    const splitRefund = (await postPayment(stack, creds, refundSplitBody(parent.id, '200'))).body.data;
+    expect((await statusOf(creds, parent.id)).status).toBe('partial_refund');
+
+    await setClock(stack, creds, new Date(new Date(refund.attributes.settleAt).getTime() + 1000));
+    await settledStatus(creds, refund.id, 'completed');
+    await settledStatus(creds, splitRefund.id, 'completed');
+    const settledParent = await settledStatus(creds, parent.id, 'partial_refund');
+    expect(settledParent.refunds.map((item: { status: string }) => item.status)).toEqual(['completed', 'completed']);
+
+    // Fees 175: primary net 5000 − 175 − 500 = 4325, less the 1000 refunded; the partner keeps 300.
+    expect(await balance(`merchant:${merchantId}:pending`)).toBe(0);
+    expect(await balance(`merchant:${merchantId}:available`)).toBe(3325);
+    expect(await balance(`merchant:${splitMerchantId}:pending`)).toBe(0);
+    expect(await balance(`merchant:${splitMerchantId}:available`)).toBe(300);
+    const types = await stack.sql`select type from events where resource_id = ${parent.id} order by sequence`;
+    expect(types.map((row) => row.type)).toEqual([
+      'payment.created',
+      'payment.partially_refunded',
+      'payment.partially_refunded',
+    ]);
+    const refundEvents = await stack.sql`select type from events where resource_id = ${refund.id} order by sequence`;
+    expect(refundEvents.map((row) => row.type)).toEqual(['payment.created', 'payment.completed']);
+  });
+
+  it('never settles a voided payment', async () => {
+    const { creds, merchantId, tokenId } = await freshAccount();
+    const { id, attributes } = (await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }))).body.data;
+    expect((await postPayment(stack, creds, refundBody(id, '1000'))).body.data.attributes.transaction.refundType).toBe(
+      'void',
+    );
+    await setClock(stack, creds, new Date(new Date(attributes.settleAt).getTime() + 1000));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await statusOf(creds, id)).toMatchObject({ status: 'voided', settledAt: null });
+    expect(await balance(`merchant:${merchantId}:available`)).toBe(0);
+  });
+});
+
+describe('ACH settlement', () => {
+  it('completes after 3 business days, returns R01–R04 by amount, and writes the NACHA file', async () => {
+    const { creds, merchantId } = await freshAccount();
+    const amounts = ['2000', '5501', '5502', '5503', '5504'];
+    const created = [];
+    for (const amount of amounts)
+      created.push((await createPayment(stack, creds, achBody({ merchantId, amount }))).body.data);
+    const settleAt = new Date(created[0].attributes.settleAt);
+    expect(settleAt.toISOString()).toBe(
+      startOfPacificDay(addBusinessDays(pacificDate(new Date(created[0].attributes.createdAt)), 3)).toISOString(),
+    );
+
+    // One business day later nothing has settled.
+    const afterOneDay = startOfPacificDay(addBusinessDays(pacificDate(new Date(created[0].attributes.createdAt)), 1));
+    await setClock(stack, creds, new Date(afterOneDay.getTime() + 1000));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await statusOf(creds, created[0].id)).status).toBe('pending');
+
+    await setClock(stack, creds, new Date(settleAt.getTime() + 1000));
+    await settledStatus(creds, created[0].id, 'completed');
+    const codes = ['R01', 'R02', 'R03', 'R04'];
+    for (const [index, payment] of created.slice(1).entries()) {
+      const returned = await eventually(
+        () => statusOf(creds, payment.id),
+        (attributes) => attributes.status === 'failed',
+      );
+      expect(returned.transaction.returnCode).toBe(codes[index]);
+      expect(returned.settledAt).toBeNull();
+    }
+    // The returns reversed their captures: only the settled debit's net is the merchant's, and available.
+    expect(await balance(`merchant:${merchantId}:pending`)).toBe(0);
+    expect(await balance(`merchant:${merchantId}:available`)).toBe(1912);
+
+    const [row] = await stack.sql`select ach_file_id from payments where id = ${created[0].id}`;
+    const fileId = row!.ach_file_id as string;
+    expect(fileId).toMatch(/^ach_/);
+    const list = await stack.call('GET', '/admin/ach-files?limit=100', { headers: stack.admin });
+    expect(list.status).toBe(200);
+    const listed = list.body.data.find((file: { id: string }) => file.id === fileId);
+    expect(listed.attributes).toMatchObject({ entryCount: 1, totalDebit: '2000', totalCredit: '0' });
+    expect(listed.attributes.paymentIds).toEqual([created[0].id]);
+
+    const file = await stack.call('GET', `/admin/ach-files/${fileId}`, { headers: stack.admin });
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toContain('text/plain');
+    const text = file.body as string;
+    const lines = text.trimEnd().split('\n');
+    expect(lines.every((line) => line.length === 94)).toBe(true);
+    expect(lines.length % 10).toBe(0);
+
+    // Read by a published NACHA parser, not only by our own reader.
+    const nacha = createRequire(import.meta.url)('@midlandsbank/node-nacha');
+    const parsed = nacha.from(text).data;
+    const entries = parsed.batches.flatMap((batch: { entries: unknown[] }) => batch.entries);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ transactionCode: '27', amount: 2000, dfiAccount: '000123456789' });
+    expect(parsed.batches[0]).toMatchObject({ entryClassCode: 'WEB', description: 'PAYMENT' });
+    expect(parsed.file.footer).toMatchObject({ totalDebit: 2000, totalCredit: 0, entryAndAddendaCount: 1 });
+    expect(readNachaTotals(text)).toMatchObject({
+      entryCount: 1,
+      totalDebit: 2000,
+      totalCredit: 0,
+      entryHash: 2100000,
+    });
+
+    expectAdminRefusal(await stack.call('GET', `/admin/ach-files/${fileId}`, { as: creds }));
+    expect((await stack.call('GET', '/admin/ach-files/ach_unknown', { headers: stack.admin })).status).toBe(404);
+  });
+
+  it('credits an ACH refund back to the account in the next file', async () => {
+    const { creds, merchantId } = await freshAccount();
+    const debit = (await createPayment(stack, creds, achBody({ merchantId, amount: '3000' }))).body.data;
+    await setClock(stack, creds, new Date(new Date(debit.attributes.settleAt).getTime() + 1000));
+    await settledStatus(creds, debit.id, 'completed');
+
+    const refund = (await postPayment(stack, creds, refundBody(debit.id, '1200'))).body.data;
+    expect(refund.attributes).toMatchObject({ status: 'pending', transaction: { refundType: 'refund' } });
+    await setClock(stack, creds, new Date(new Date(refund.attributes.settleAt).getTime() + 1000));
+    await settledStatus(creds, refund.id, 'completed');
+    expect(await balance(`merchant:${merchantId}:available`)).toBe(3000 - 117 - 1200);
+
+    const [row] = await stack.sql`select ach_file_id from payments where id = ${refund.id}`;
+    const file = await stack.call('GET', `/admin/ach-files/${row!.ach_file_id}`, { headers: stack.admin });
+    expect(readNachaTotals(file.body)).toMatchObject({ entryCount: 1, totalDebit: 0, totalCredit: 1200 });
+    const parsed = createRequire(import.meta.url)('@midlandsbank/node-nacha').from(file.body).data;
+    expect(parsed.batches[0]).toMatchObject({ description: 'REFUND' });
+    expect(parsed.batches[0].entries[0]).toMatchObject({ transactionCode: '22', amount: 1200 });
+  });
+});
+
+function expectAdminRefusal(response: { status: number }) {
+  expect(response.status).toBe(401);
+}
