@@ -234,7 +234,7 @@ describe('ACH settlement', () => {
       entryCount: 1,
       totalDebit: 2000,
       totalCredit: 0,
-      entryHash: 2100000,
+      entryHash: 2100002,
     });
 
     expectAdminRefusal(await stack.call('GET', `/admin/ach-files/${fileId}`, { as: creds }));
