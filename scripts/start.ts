@@ -27,6 +27,7 @@ redis
   .catch(() => log.warn('redis unreachable; the API keeps working, background work resumes when it returns'));
 
 const trigger = createSettlementTrigger(config, log);
+const settlement = await startSettlement({ config, db: database.db, log, metrics });
 const gateway = createGatewayApp(
   {
     config,
@@ -40,10 +41,10 @@ const gateway = createGatewayApp(
     },
     redis,
     onClockAdvanced: (accountId) => trigger.settleAccount(accountId),
+    queues: Object.values(settlement.queues),
   },
   metrics,
 );
-const settlement = await startSettlement({ config, db: database.db, log, metrics });
 const { server, port } = await listen(gateway.fetch, config.PORT);
 log.info({ port, docs: `${config.PUBLIC_BASE_URL}/docs` }, 'payment processing service listening');
 

@@ -72,6 +72,7 @@ export async function createTestStack(
       },
       redis: options.redis,
       onClockAdvanced: trigger ? (accountId) => trigger.settleAccount(accountId) : undefined,
+      queues: settlement ? Object.values(settlement.queues) : undefined,
     },
     metrics,
   );

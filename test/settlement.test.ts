@@ -265,3 +265,30 @@ describe('ACH settlement', () => {
 function expectAdminRefusal(response: { status: number }) {
   expect(response.status).toBe(401);
 }
+
+describe('ops view of the queues', () => {
+  it('serves bull-board at /admin/queues behind the admin token (Bearer, or Basic for a browser)', async () => {
+    const refused = await stack.call('GET', '/admin/queues');
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('Basic');
+    const wrong = Buffer.from('ops:not-the-token').toString('base64');
+    expect((await stack.call('GET', '/admin/queues', { headers: { authorization: `Basic ${wrong}` } })).status).toBe(401);
+
+    const basic = Buffer.from(`ops:${stack.config.ADMIN_TOKEN}`).toString('base64');
+    const page = await stack.call('GET', '/admin/queues', { headers: { authorization: `Basic ${basic}` } });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('PPS queues');
+    const api = await stack.call('GET', '/admin/queues/api/queues', { headers: stack.admin });
+    expect(api.status).toBe(200);
+    expect(api.body.queues.map((queue: { name: string }) => queue.name).sort()).toEqual(['maintenance', 'settlement']);
+  });
+
+  it('exports queue depth, job counts, pass durations and settled records on /metrics', async () => {
+    const text = (await stack.call('GET', '/metrics')).body as string;
+    expect(text).toMatch(/pps_queue_jobs\{queue="settlement",state="completed"\} [1-9]/);
+    expect(text).toMatch(/pps_queue_jobs\{queue="settlement",state="waiting"\} \d+/);
+    expect(text).toMatch(/pps_settlement_pass_duration_seconds_count [1-9]/);
+    expect(text).toMatch(/pps_settlement_records_total\{outcome="settled"\} [1-9]/);
+    expect(text).toMatch(/pps_settlement_records_total\{outcome="returned"\} [1-9]/);
+  });
+});

@@ -8,7 +8,7 @@ import {
   requestId,
   validationHook,
 } from '@pps/shared/http';
-import { createMetrics, type Metrics } from '@pps/shared/metrics';
+import { createMetrics, type Metrics, registerQueueMetrics } from '@pps/shared/metrics';
 import type { MiddlewareHandler } from 'hono';
 import { registerAdminRoutes } from './admin/admin.routes';
 import { registerAuthRoutes } from './auth/auth.routes';
@@ -42,6 +42,7 @@ const ROUTED: { prefix: string; upstream: keyof GatewayDeps['upstreams'] }[] = [
 /** The gateway: auth, the four-header check, routing to services, admin, sandbox clock, docs, health. */
 export function createGatewayApp(deps: GatewayDeps, metrics: Metrics = createMetrics()) {
   const log = deps.log.child({ module: 'gateway' });
+  if (deps.queues) registerQueueMetrics(metrics, deps.queues);
   const app = new OpenAPIHono<GatewayEnv>({ defaultHook: validationHook as never });
   app.onError(onError(log));
   app.notFound(notFoundHandler);

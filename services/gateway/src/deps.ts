@@ -2,6 +2,7 @@ import type { Clock } from '@pps/shared/clock';
 import type { Config } from '@pps/shared/config';
 import type { Db } from '@pps/shared/db';
 import type { Logger } from '@pps/shared/logger';
+import type { Queue } from 'bullmq';
 import type Redis from 'ioredis';
 import type { AuthCache } from './auth/auth-cache';
 import type { Authenticated } from './auth/authenticate';
@@ -17,6 +18,8 @@ export type GatewayDeps = {
   upstreams: { payments: Upstream; merchants: Upstream };
   /** Reported by /readyz; the API does not need it. */
   redis?: Redis;
+  /** The BullMQ queues ops see at /admin/queues and in /metrics. */
+  queues?: Queue[];
   /** Called after an account's sandbox clock moves (settlement runs a pass at once). */
   onClockAdvanced?: (accountId: string) => Promise<void>;
 };

@@ -31,6 +31,7 @@ const app = createGatewayApp(
     },
     redis,
     onClockAdvanced: (accountId) => trigger.settleAccount(accountId),
+    queues: trigger.queues,
   },
   createMetrics({ defaultMetrics: true }),
 );

@@ -15,8 +15,13 @@ const ENQUEUE_TIMEOUT_MS = 1000;
 export function createSettlementTrigger(config: Config, log: Logger) {
   const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   connection.on('error', () => {});
-  const queue = new Queue(queues.settlement, { connection, prefix: config.QUEUE_PREFIX, defaultJobOptions });
-  queue.on('error', () => {});
+  const queueOf = (name: string) => {
+    const queue = new Queue(name, { connection, prefix: config.QUEUE_PREFIX, defaultJobOptions });
+    queue.on('error', () => {});
+    return queue;
+  };
+  const queue = queueOf(queues.settlement);
+  const maintenance = queueOf(queues.maintenance);
   return {
     async settleAccount(accountId: string): Promise<void> {
       const payload = jobs.settlementPass.payload.parse({ accountId });
@@ -35,9 +40,10 @@ export function createSettlementTrigger(config: Config, log: Logger) {
         clearTimeout(timer);
       }
     },
-    queue,
+    /** The settlement and maintenance queues, for the gateway's queue board and gauges. */
+    queues: [queue, maintenance],
     close: async () => {
-      await queue.close().catch(() => {});
+      await Promise.all([queue.close(), maintenance.close()]).catch(() => {});
       await connection.quit().catch(() => {});
     },
   };

@@ -29,6 +29,8 @@ export const jsonBodyGuard = (): MiddlewareHandler => {
   return async (c, next) => {
     if (!BODY_METHODS.has(c.req.method)) return next();
     const type = c.req.header('content-type') ?? '';
+    // Content type matters only when there is a body: a bodiless POST or PUT (an action) goes through.
+    if (!type && (c.req.raw.body === null || c.req.header('content-length') === '0')) return next();
     if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
       throw new ApiError({
         status: 415,

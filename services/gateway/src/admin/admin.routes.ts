@@ -1,16 +1,32 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createAccountRoute, updateAccountRoute } from '@pps/shared/contract';
 import { safeEqual } from '@pps/shared/crypto';
-import { unauthorized } from '@pps/shared/http';
+import { ApiError } from '@pps/shared/http';
 import type { GatewayDeps, GatewayEnv } from '../deps';
 import { accountDocument, createAccount, setAccountStatus } from './accounts.usecases';
 import { registerAchFileRoutes } from './ach-files.routes';
+import { QUEUE_BOARD_PATH, registerQueueBoard } from './queues.routes';
+
+/** The admin token from `Bearer <token>`, or the password of Basic auth (what a browser can send). */
+function adminCredential(header: string): string | null {
+  if (header.startsWith('Bearer ')) return header.slice(7);
+  if (!header.startsWith('Basic ')) return null;
+  const decoded = Buffer.from(header.slice(6), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon >= 0 ? decoded.slice(colon + 1) : null;
+}
 
 export function registerAdminRoutes(app: OpenAPIHono<GatewayEnv>, deps: GatewayDeps) {
   app.use('/admin/*', async (c, next) => {
-    const header = c.req.header('authorization') ?? '';
-    if (!header.startsWith('Bearer ') || !safeEqual(header.slice(7), deps.config.ADMIN_TOKEN)) {
-      throw unauthorized('invalid_admin_token', 'Admin calls need Authorization: Bearer <ADMIN_TOKEN>');
+    const presented = adminCredential(c.req.header('authorization') ?? '');
+    if (presented === null || !safeEqual(presented, deps.config.ADMIN_TOKEN)) {
+      throw new ApiError({
+        status: 401,
+        code: 'invalid_admin_token',
+        detail: 'Admin calls need Authorization: Bearer <ADMIN_TOKEN> (or Basic auth with it as the password)',
+        // A browser opening the queue board asks for the token.
+        headers: c.req.path.startsWith(QUEUE_BOARD_PATH) ? { 'www-authenticate': 'Basic realm="pps ops"' } : undefined,
+      });
     }
     await next();
   });
@@ -31,4 +47,5 @@ export function registerAdminRoutes(app: OpenAPIHono<GatewayEnv>, deps: GatewayD
   });
 
   registerAchFileRoutes(app, deps);
+  if (deps.queues) registerQueueBoard(app as never, deps.queues);
 }
