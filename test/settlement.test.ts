@@ -272,7 +272,9 @@ describe('ops view of the queues', () => {
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toContain('Basic');
     const wrong = Buffer.from('ops:not-the-token').toString('base64');
-    expect((await stack.call('GET', '/admin/queues', { headers: { authorization: `Basic ${wrong}` } })).status).toBe(401);
+    expect((await stack.call('GET', '/admin/queues', { headers: { authorization: `Basic ${wrong}` } })).status).toBe(
+      401,
+    );
 
     const basic = Buffer.from(`ops:${stack.config.ADMIN_TOKEN}`).toString('base64');
     const page = await stack.call('GET', '/admin/queues', { headers: { authorization: `Basic ${basic}` } });

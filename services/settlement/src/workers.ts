@@ -50,6 +50,8 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
   const maintenance = queueOf(queues.maintenance);
   const settlement = queueOf(queues.settlement);
 
+  // Aborted on close: a pass finishes the batch in flight and stops before the next (the rest is due again).
+  const stopping = new AbortController();
   const process = async (job: Job) => {
     const handler = handlers[job.name];
     if (!handler) throw new Error(`no handler for job ${job.name}`);
@@ -58,6 +60,7 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
       payload: job.data,
       attempt: job.attemptsMade + 1,
       log: log.child({ job: job.name, jobId: job.id }),
+      signal: stopping.signal,
     });
   };
   const workerOf = (name: string, concurrency: number) => {
@@ -74,15 +77,20 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
   ];
 
   const byName = { [queues.maintenance]: maintenance, [queues.settlement]: settlement };
-  void Promise.all(
-    schedules(deps.config).map(({ queue, job, every }) =>
-      byName[queue].upsertJobScheduler(job.name, { every }, { name: job.name, data: {} }),
-    ),
-  ).catch((error) => log.warn({ err: (error as Error).message }, 'job schedulers not registered yet'));
+  const upsertSchedulers = () =>
+    Promise.all(
+      schedules(deps.config).map(({ queue, job, every }) =>
+        byName[queue].upsertJobScheduler(job.name, { every }, { name: job.name, data: {} }),
+      ),
+    ).catch((error) => log.warn({ err: (error as Error).message }, 'job schedulers not registered yet'));
+  // Upserted at start and again whenever Redis comes back: a Redis that lost its data gets them back.
+  void upsertSchedulers();
+  connection.on('ready', () => void upsertSchedulers());
 
   return {
     queues: { maintenance, settlement },
     close: async () => {
+      stopping.abort();
       await Promise.all(workers.map((worker) => worker.close()));
       await Promise.all([maintenance.close(), settlement.close()]);
       await connection.quit().catch(() => {});

@@ -47,7 +47,8 @@ export const configSchema = z.object({
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/pps'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
-  QUEUE_PREFIX: z.string().min(1).default('pps'),
+  /** Hash-tagged, so every key of a queue lands in one Redis Cluster slot. */
+  QUEUE_PREFIX: z.string().min(1).default('{pps}'),
   PUBLIC_BASE_URL: z
     .string()
     .url()

@@ -9,6 +9,8 @@ export type JobHandler = (input: {
   payload: unknown;
   attempt: number;
   log: Logger;
+  /** Aborted when the process is stopping: long jobs end at their next safe point. */
+  signal?: AbortSignal;
 }) => Promise<void>;
 
 /** One handler per job name of the catalogue. */

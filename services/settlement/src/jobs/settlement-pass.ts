@@ -8,7 +8,7 @@ import type { JobHandler } from './index';
  * Idempotent: records are claimed with SKIP LOCKED and settled conditionally, so a retried or doubled job
  * settles nothing twice.
  */
-export const settlementPass: JobHandler = async ({ deps, payload, log }) => {
+export const settlementPass: JobHandler = async ({ deps, payload, log, signal }) => {
   const { accountId } = jobs.settlementPass.payload.parse(payload);
   const started = performance.now();
   const result = await runSettlementPass(
@@ -19,7 +19,7 @@ export const settlementPass: JobHandler = async ({ deps, payload, log }) => {
       processor: deps.processor ?? new SandboxProcessor(),
       log,
     },
-    { now: new Date(), batchSize: deps.config.SETTLEMENT_BATCH_SIZE, accountId },
+    { now: new Date(), batchSize: deps.config.SETTLEMENT_BATCH_SIZE, accountId, signal },
   );
   deps.metrics?.settlementPassDuration.observe((performance.now() - started) / 1000);
   deps.metrics?.settlementRecords.inc({ outcome: 'settled' }, result.settled);

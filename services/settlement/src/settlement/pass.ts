@@ -4,15 +4,16 @@ import { type SettleBatchDeps, settleBatch } from './settle-batch';
 export type PassResult = { batches: number; settled: number; returned: number; achFileIds: string[] };
 
 /**
- * A settlement pass: batches until nothing due is left (for one account, or all). Each batch is its own
- * transaction, so a pass killed midway keeps what it committed and the next pass takes the rest.
+ * A settlement pass: batches until nothing due is left (for one account, or all), or until `signal` aborts
+ * (the process is stopping: the batch in flight finishes). Each batch is its own transaction, so a pass killed
+ * midway keeps what it committed and the next pass takes the rest.
  */
 export async function runSettlementPass(
   deps: SettleBatchDeps & { log: Logger },
-  input: { now: Date; batchSize: number; accountId?: string },
+  input: { now: Date; batchSize: number; accountId?: string; signal?: AbortSignal },
 ): Promise<PassResult> {
   const total: PassResult = { batches: 0, settled: 0, returned: 0, achFileIds: [] };
-  for (;;) {
+  while (!input.signal?.aborted) {
     const batch = await settleBatch(deps, { now: input.now, limit: input.batchSize, accountId: input.accountId });
     if (batch.claimed === 0) break;
     total.batches += 1;

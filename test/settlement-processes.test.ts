@@ -1,0 +1,176 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMerchant } from './fixtures/merchants';
+import { type Credentials, createTestStack, type TestStack } from './harness';
+
+/**
+ * Settlement workers as real processes (`npm run start:settlement`'s entry point) against real PostgreSQL and
+ * Redis: two at once settle everything exactly once, a worker killed with SIGKILL mid-pass loses and doubles
+ * nothing, and a Redis that restarts empty gets its schedules back. Judged by the database.
+ */
+
+let stack: TestStack;
+let creds: Credentials;
+let merchantId: string;
+const children = new Set<ChildProcess>();
+
+beforeAll(async () => {
+  stack = await createTestStack();
+  creds = await stack.createAccount('Settlement processes');
+  merchantId = await createMerchant(stack, creds);
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([...children].map((child) => stop(child, 'SIGKILL')));
+  await stack?.close();
+});
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+function spawnTracked(command: string, args: string[], env: Record<string, string> = {}) {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+/** A settlement process on this file's database, polling every second, in small batches. */
+const settlementProcess = (env: Record<string, string>) =>
+  spawnTracked(process.execPath, ['--import', 'tsx', 'services/settlement/src/main.ts'], {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'error',
+    DATABASE_URL: stack.config.DATABASE_URL,
+    SETTLEMENT_INTERVAL_SECONDS: '1',
+    SETTLEMENT_BATCH_SIZE: '50',
+    ...env,
+  });
+
+function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
+}
+
+const queuePrefix = () => `pps-proc-${randomBytes(4).toString('hex')}`;
+
+/** Inserts `count` card payments due an hour ago, each with its capture posting, and returns their id prefix. */
+async function seedDue(count: number): Promise<string> {
+  const prefix = `pay_seed${randomBytes(4).toString('hex')}`;
+  await stack.sql`
+    insert into payments (id, account_id, merchant_id, payment_type, request_type, status, amount, currency, invoice,
+      gross, fee_fixed, rate_basis_points, gross_minus_net, net, code, message, settle_at, created_at, updated_at)
+    select ${prefix} || lpad(i::text, 8, '0'), ${creds.accountId}, ${merchantId}, 'card', 'tokenv3', 'pending', 1000,
+      'USD', 'INV-SEED', 1000, 30, 290, 59, 941, '0', 'Approved', now() - interval '1 hour',
+      now() - interval '2 days', now() - interval '2 days'
+    from generate_series(1, ${count}) as i`;
+  await stack.sql`
+    insert into ledger_entries (posting_id, account_id, payment_id, kind, ledger_account, amount, created_at)
+    select 'lp_' || ${prefix} || i, ${creds.accountId}, ${prefix} || lpad(i::text, 8, '0'), 'capture', line.account,
+      line.amount, now() - interval '2 days'
+    from generate_series(1, ${count}) as i
+    cross join (values ('external:card', -1000), (${`merchant:${merchantId}:pending`}, 941), ('operator:fees', 59))
+      as line(account, amount)`;
+  return prefix;
+}
+
+const settledCount = async (prefix: string) =>
+  Number(
+    (
+      await stack.sql`select count(*)::int as n from payments where id like ${`${prefix}%`} and status = 'completed'`
+    )[0]!.n,
+  );
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Every seeded payment settled exactly once: one status change, one settlement posting, one event. */
+async function expectSettledExactlyOnce(prefix: string, count: number) {
+  const like = `${prefix}%`;
+  expect(await settledCount(prefix)).toBe(count);
+  const [postings] = await stack.sql`
+    select count(distinct posting_id)::int as postings, count(*)::int as entries, count(distinct payment_id)::int as payments
+    from ledger_entries where kind = 'settlement' and payment_id like ${like}`;
+  expect(postings).toEqual({ postings: count, entries: 2 * count, payments: count });
+  const [events] = await stack.sql`
+    select count(*)::int as events, count(distinct resource_id)::int as resources
+    from events where type = 'payment.completed' and resource_id like ${like}`;
+  expect(events).toEqual({ events: count, resources: count });
+  const [held] = await stack.sql`
+    select coalesce(sum(amount), 0)::int as pending from ledger_entries
+    where payment_id like ${like} and ledger_account = ${`merchant:${merchantId}:pending`}`;
+  expect(held!.pending).toBe(0);
+  const [ledger] = await stack.sql`select coalesce(sum(amount), 0)::int as total from ledger_entries`;
+  expect(ledger!.total).toBe(0);
+}
+
+describe('settlement processes', () => {
+  it('two processes at once settle every due payment exactly once', async () => {
+    const count = 1500;
+    const prefix = await seedDue(count);
+    const env = { QUEUE_PREFIX: queuePrefix() };
+    const workers = [settlementProcess(env), settlementProcess(env)];
+    await waitUntil(async () => (await settledCount(prefix)) === count, 60_000, 'every payment settled');
+    await Promise.all(workers.map((worker) => stop(worker, 'SIGTERM')));
+    await expectSettledExactlyOnce(prefix, count);
+    const [batch] = await stack.sql`
+      select sum(count)::int as count, sum(net)::int as net from settlement_batches where merchant_id = ${merchantId}`;
+    expect(batch!.count).toBeGreaterThanOrEqual(count);
+  }, 90_000);
+
+  it('a worker killed with SIGKILL mid-pass loses nothing and doubles nothing: the next pass finishes', async () => {
+    const count = 4000;
+    const prefix = await seedDue(count);
+    const env = { QUEUE_PREFIX: queuePrefix() };
+    const first = settlementProcess(env);
+    await waitUntil(async () => (await settledCount(prefix)) >= 200, 60_000, 'the first batches');
+    await stop(first, 'SIGKILL');
+    const atKill = await settledCount(prefix);
+    expect(atKill).toBeLessThan(count); // killed mid-pass, with work left
+    expect(atKill % 50).toBe(0); // whole batches only: the one in flight rolled back
+
+    const second = settlementProcess(env);
+    await waitUntil(async () => (await settledCount(prefix)) === count, 90_000, 'the rest settled');
+    await stop(second, 'SIGTERM');
+    await expectSettledExactlyOnce(prefix, count);
+  }, 150_000);
+
+  it('gets its schedules back when Redis restarts empty, and settles what came due meanwhile', async () => {
+    const port = await freePort();
+    const startRedis = () =>
+      spawnTracked('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
+    let redis = startRedis();
+    const env = { QUEUE_PREFIX: queuePrefix(), REDIS_URL: `redis://127.0.0.1:${port}` };
+    const worker = settlementProcess(env);
+
+    const before = await seedDue(100);
+    await waitUntil(async () => (await settledCount(before)) === 100, 60_000, 'settled before the restart');
+    await stop(redis, 'SIGKILL');
+    const during = await seedDue(100);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await settledCount(during)).toBe(0); // nothing runs without Redis
+
+    redis = startRedis(); // no persistence: it comes back with no keys, schedules included
+    await waitUntil(async () => (await settledCount(during)) === 100, 60_000, 'settled after the restart');
+    await stop(worker, 'SIGTERM');
+    await stop(redis, 'SIGTERM');
+    await expectSettledExactlyOnce(before, 100);
+    await expectSettledExactlyOnce(during, 100);
+  }, 120_000);
+});
