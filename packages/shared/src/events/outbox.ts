@@ -1,5 +1,5 @@
-import { and, eq, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../db';
+import { sql } from 'drizzle-orm';
+import { type DbOrTx, textArray } from '../db';
 import { events } from '../db/schema';
 import { newId } from '../ids';
 
@@ -35,30 +35,49 @@ export type WriteEventInput = {
  * event exists exactly when the change does. `sequence` grows per resource so receivers can order.
  */
 export async function writeEvent(tx: DbOrTx, input: WriteEventInput): Promise<{ id: string; sequence: number }> {
-  const id = newId('event');
-  const now = input.now ?? new Date();
-  // Serialise writers of one resource so sequences never collide (the lock ends with the transaction).
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${input.resource.id}, 0))`);
-  const [row] = await tx
-    .select({ last: sql<number>`coalesce(max(${events.sequence}), 0)::int` })
-    .from(events)
-    .where(and(eq(events.resourceId, input.resource.id), eq(events.accountId, input.accountId)));
-  const sequence = (row?.last ?? 0) + 1;
-  const payload = {
-    type: input.type,
-    timestamp: now.toISOString(),
-    data: { ...input.resource, previousStatus: input.previousStatus, sequence },
-  };
-  await tx.insert(events).values({
-    id,
-    accountId: input.accountId,
-    type: input.type,
-    resourceType: input.resource.type,
-    resourceId: input.resource.id,
-    sequence,
-    payload,
-    requestId: input.requestId ?? null,
-    createdAt: now,
+  const [written] = await writeEvents(tx, [input]);
+  return written!;
+}
+
+/**
+ * Writes many events in three statements whatever their number (settlement batches): the writers of each
+ * resource are serialised by a transaction-scoped advisory lock (taken in a fixed order, so two batches never
+ * deadlock), sequences continue from each resource's last one, and the rows go in one INSERT.
+ */
+export async function writeEvents(tx: DbOrTx, inputs: WriteEventInput[]): Promise<{ id: string; sequence: number }[]> {
+  if (inputs.length === 0) return [];
+  const resourceIds = [...new Set(inputs.map((input) => input.resource.id))].sort();
+  await tx.execute(
+    sql`select pg_advisory_xact_lock(hashtextextended(id, 0)) from unnest(${textArray(resourceIds)}) as id order by id`,
+  );
+  const last = new Map<string, number>();
+  const rows = await tx.execute<{ resource_id: string; account_id: string; last: number }>(sql`
+    select resource_id, account_id, max(sequence)::int as last from ${events}
+    where resource_id = any(${textArray(resourceIds)}) group by resource_id, account_id`);
+  for (const row of rows) last.set(`${row.account_id}|${row.resource_id}`, row.last);
+
+  const written = inputs.map((input) => {
+    const key = `${input.accountId}|${input.resource.id}`;
+    const sequence = (last.get(key) ?? 0) + 1;
+    last.set(key, sequence);
+    const now = input.now ?? new Date();
+    const payload = {
+      type: input.type,
+      timestamp: now.toISOString(),
+      data: { ...input.resource, previousStatus: input.previousStatus, sequence },
+    };
+    return { id: newId('event'), sequence, input, payload, now };
   });
-  return { id, sequence };
+  await tx.execute(sql`
+    insert into ${events} (id, account_id, type, resource_type, resource_id, sequence, payload, request_id, created_at)
+    select id, account_id, type, resource_type, resource_id, sequence::int, payload::jsonb, request_id, created_at::timestamptz
+    from unnest(
+      ${textArray(written.map((row) => row.id))}, ${textArray(written.map((row) => row.input.accountId))},
+      ${textArray(written.map((row) => row.input.type))}, ${textArray(written.map((row) => row.input.resource.type))},
+      ${textArray(written.map((row) => row.input.resource.id))}, ${textArray(written.map((row) => row.sequence))},
+      ${textArray(written.map((row) => JSON.stringify(row.payload)))},
+      ${textArray(written.map((row) => row.input.requestId ?? null))},
+      ${textArray(written.map((row) => row.now.toISOString()))}
+    ) as event(id, account_id, type, resource_type, resource_id, sequence, payload, request_id, created_at)`);
+  return written.map(({ id, sequence }) => ({ id, sequence }));
 }

@@ -1,6 +1,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { type LedgerEntry, ledgerEntries, type PostingKind } from '../db/schema/ledger';
+import { textArray } from '../db/unnest';
 import { newId } from '../ids';
 import { type LedgerLine, unbalancedReason } from './lines';
 
@@ -16,23 +17,35 @@ export type PostInput = { accountId: string; paymentId: string; kind: PostingKin
  * The ledger is append-only: this module exports no update or delete, by design (DESIGN §13).
  */
 export async function post(tx: DbOrTx, input: PostInput): Promise<string> {
-  const reason = unbalancedReason(input.lines);
-  if (reason) throw new Error(`ledger posting refused (${input.kind} of ${input.paymentId}): ${reason}`);
-  const postingId = newId('ledgerPosting', input.now.getTime());
-  const entries = input.lines
-    .filter((line) => line.amount !== 0)
-    .map((line) => ({
-      postingId,
-      accountId: input.accountId,
-      paymentId: input.paymentId,
-      kind: input.kind,
-      ledgerAccount: line.ledgerAccount,
-      amount: line.amount,
-      createdAt: input.now,
-    }));
-  // One multi-row INSERT: the posting lands whole or not at all, even outside a transaction.
-  if (entries.length > 0) await tx.insert(ledgerEntries).values(entries);
-  return postingId;
+  const [postingId] = await postMany(tx, [input]);
+  return postingId!;
+}
+
+/**
+ * Writes many balanced postings in one statement (settlement batches) and returns their ids in order. Every
+ * posting is checked first: one unbalanced posting refuses them all, so nothing is half-written.
+ */
+export async function postMany(tx: DbOrTx, inputs: PostInput[]): Promise<string[]> {
+  for (const input of inputs) {
+    const reason = unbalancedReason(input.lines);
+    if (reason) throw new Error(`ledger posting refused (${input.kind} of ${input.paymentId}): ${reason}`);
+  }
+  const ids = inputs.map((input) => newId('ledgerPosting', input.now.getTime()));
+  const rows = inputs.flatMap((input, index) =>
+    input.lines.filter((line) => line.amount !== 0).map((line) => ({ postingId: ids[index]!, input, line })),
+  );
+  if (rows.length === 0) return ids;
+  // One INSERT: the postings land whole or not at all, even outside a transaction.
+  await tx.execute(sql`
+    insert into ${ledgerEntries} (posting_id, account_id, payment_id, kind, ledger_account, amount, created_at)
+    select posting_id, account_id, payment_id, kind, ledger_account, amount::bigint, created_at::timestamptz
+    from unnest(
+      ${textArray(rows.map((row) => row.postingId))}, ${textArray(rows.map((row) => row.input.accountId))},
+      ${textArray(rows.map((row) => row.input.paymentId))}, ${textArray(rows.map((row) => row.input.kind))},
+      ${textArray(rows.map((row) => row.line.ledgerAccount))}, ${textArray(rows.map((row) => row.line.amount))},
+      ${textArray(rows.map((row) => row.input.now.toISOString()))}
+    ) as entry(posting_id, account_id, payment_id, kind, ledger_account, amount, created_at)`);
+  return ids;
 }
 
 /** The balance of a ledger account in cents: the sum of its entries (optionally of one platform account). */

@@ -1,6 +1,7 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { type NewPayment, type Payment, payments } from '../db/schema/payments';
+import { textArray } from '../db/unnest';
 import { assertTransition, type PaymentStatus, statusAfterSettlement } from './payment-states';
 
 /** The state timestamps and outcome columns a status change may set beside the status. */
@@ -27,24 +28,32 @@ export async function transitionPayment(
 }
 
 /**
- * Settlement of a record (DESIGN §10): `pending` becomes `completed`; a parent already `partial_refund` or
- * `refunded` keeps its status and records `settledAt`. Anything else is a 422 `illegal_transition`. Written
- * conditionally (still that status, not settled yet), so settling twice is impossible.
+ * Settlement of records (DESIGN §10), in one statement whatever their number: `pending` becomes `completed`; a
+ * parent already `partial_refund` or `refunded` keeps its status and records `settledAt`; anything else is a
+ * 422 `illegal_transition` before anything is written. Conditional on the status read and on not being settled
+ * yet, so nothing settles twice; throws (the caller's transaction rolls back) if any row changed meanwhile.
  */
-export async function settlePayment(
+export async function settlePayments(
   tx: DbOrTx,
-  input: { payment: Payment; at: Date },
-): Promise<{ payment: Payment; statusChanged: boolean }> {
-  const { payment, at } = input;
-  const to = statusAfterSettlement(payment.status);
-  if (to !== payment.status) {
-    return { payment: await transitionPayment(tx, { payment, to, at, set: { settledAt: at } }), statusChanged: true };
+  items: { payment: Payment; at: Date }[],
+): Promise<{ payment: Payment; statusChanged: boolean }[]> {
+  if (items.length === 0) return [];
+  const settled = items.map(({ payment, at }) => {
+    const status = statusAfterSettlement(payment.status);
+    if (status !== payment.status) assertTransition(payment.status, status);
+    return { payment: { ...payment, status, settledAt: at, updatedAt: at }, from: payment.status, at };
+  });
+  const updated = await tx.execute<{ id: string }>(sql`
+    update ${payments} as p
+    set status = item.status, settled_at = item.at::timestamptz, updated_at = item.at::timestamptz
+    from unnest(
+      ${textArray(settled.map((row) => row.payment.id))}, ${textArray(settled.map((row) => row.from))},
+      ${textArray(settled.map((row) => row.payment.status))}, ${textArray(settled.map((row) => row.at.toISOString()))}
+    ) as item(id, previous, status, at)
+    where p.id = item.id and p.status = item.previous and p.settled_at is null
+    returning p.id`);
+  if (updated.length !== settled.length) {
+    throw new Error(`settling ${settled.length} payments changed ${updated.length}: some changed concurrently`);
   }
-  const [row] = await tx
-    .update(payments)
-    .set({ settledAt: at, updatedAt: at })
-    .where(and(eq(payments.id, payment.id), eq(payments.status, payment.status), isNull(payments.settledAt)))
-    .returning();
-  if (!row) throw new Error(`payment ${payment.id} changed concurrently while settling`);
-  return { payment: row, statusChanged: false };
+  return settled.map((row) => ({ payment: row.payment, statusChanged: row.payment.status !== row.from }));
 }

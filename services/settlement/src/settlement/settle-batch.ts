@@ -1,7 +1,7 @@
 import type { Db, DbOrTx } from '@pps/shared/db';
-import { writeEvent } from '@pps/shared/events';
-import { post, reverseLines, settlementLines } from '@pps/shared/ledger';
-import { settlePayment, transitionPayment } from '@pps/shared/states';
+import { writeEvent, writeEvents } from '@pps/shared/events';
+import { post, postMany, reverseLines, settlementLines } from '@pps/shared/ledger';
+import { settlePayments, transitionPayment } from '@pps/shared/states';
 import { type AchReturn, type Processor, paymentResource } from '../../../payments/src';
 import { type AchFileDeps, writeAchFile } from './ach-file';
 import { BatchTotals } from './batch-totals';
@@ -24,12 +24,12 @@ export const onAchRail = (payment: Payment) => payment.paymentType === 'ACH' || 
 const carried = (child: Payment) => child.paymentType === 'secondSplit' && child.settleAt === null;
 
 /**
- * One settlement batch, in one transaction (DESIGN §11): claims up to `limit` due records and, for each,
- * settles it through the state table (`pending → completed`; a refunded parent keeps its status and records
- * `settledAt`) or, for an ACH debit the bank returns, fails it with its R-code and reverses its capture. What
- * the record left in merchants' pending balances becomes available; the day's settlement batches add up;
- * `payment.completed` / `payment.failed` go to the outbox, and the ACH records settled go into one NACHA file.
- * A crash anywhere rolls the whole batch back.
+ * One settlement batch, in one transaction (DESIGN §11): claims up to `limit` due records and settles them
+ * through the state table (`pending → completed`; a refunded parent keeps its status and records `settledAt`),
+ * or, for an ACH debit the bank returns, fails it with its R-code and reverses its capture. What each record left
+ * in merchants' pending balances becomes available; the day's settlement batches add up; `payment.completed` /
+ * `payment.failed` go to the outbox; the ACH records settled go into one NACHA file. Set-based: a handful of
+ * statements per batch, whatever its size. A crash anywhere rolls the whole batch back.
  */
 export async function settleBatch(
   deps: SettleBatchDeps,
@@ -40,57 +40,58 @@ export async function settleBatch(
     const result: BatchResult = { claimed: due.length, settled: 0, returned: 0, achFileId: null };
     if (due.length === 0) return result;
 
-    const children = groupByParent(
-      await childrenOf(
-        tx,
-        due.filter((d) => isParent(d.payment)).map((d) => d.payment.id),
-      ),
-    );
-    const held = await pendingHeld(tx, [
-      ...due.map((d) => d.payment.id),
-      ...[...children.values()]
-        .flat()
-        .filter(carried)
-        .map((child) => child.id),
-    ]);
-    const totals = new BatchTotals();
-    const achSettled: Payment[] = [];
+    const parentIds = due.filter((d) => isParent(d.payment)).map((d) => d.payment.id);
+    const children = groupBy(await childrenOf(tx, parentIds), (child) => child.parentPaymentId!);
+    const carriedIds = [...children.values()]
+      .flat()
+      .filter(carried)
+      .map((child) => child.id);
+    const dueIds = due.map((d) => d.payment.id);
+    const held = groupBy(await pendingHeld(tx, [...dueIds, ...carriedIds]), (row) => row.paymentId);
 
+    const toSettle: { payment: Payment; at: Date }[] = [];
     for (const { payment, clockOffsetSeconds } of due) {
       const at = new Date(input.now.getTime() + clockOffsetSeconds * 1000);
-      const kids = children.get(payment.id) ?? [];
       const achReturn = payment.paymentType === 'ACH' ? deps.processor.achReturnAtSettlement(payment) : null;
       if (achReturn) {
         await returnAch(tx, payment, achReturn, at);
         result.returned += 1;
-        continue;
-      }
-      const settled = await settlePayment(tx, { payment, at });
-      const family = new Set([payment.id, ...kids.filter(carried).map((child) => child.id)]);
-      const moved = mergeByMerchant(held.filter((row) => family.has(row.paymentId)));
+      } else toSettle.push({ payment, at });
+    }
+
+    const settled = await settlePayments(tx, toSettle);
+    const totals = new BatchTotals();
+    const postings = [];
+    const events = [];
+    for (const [index, { payment: updated, statusChanged }] of settled.entries()) {
+      const { payment, at } = toSettle[index]!;
+      const kids = children.get(payment.id) ?? [];
+      const family = [payment, ...kids.filter(carried)];
+      const moved = mergeByMerchant(family.flatMap((record) => held.get(record.id) ?? []));
       if (moved.length > 0) {
-        await post(tx, {
+        postings.push({
           accountId: payment.accountId,
           paymentId: payment.id,
-          kind: 'settlement',
+          kind: 'settlement' as const,
           lines: moved.flatMap(settlementLines),
           now: at,
         });
       }
       totals.add(payment, moved);
-      if (settled.statusChanged) {
-        await writeEvent(tx, {
+      if (statusChanged) {
+        events.push({
           accountId: payment.accountId,
-          type: 'payment.completed',
-          resource: paymentResource(settled.payment, kids, at),
+          type: 'payment.completed' as const,
+          resource: paymentResource(updated, kids, at),
           previousStatus: payment.status,
         });
       }
-      if (onAchRail(payment)) achSettled.push(settled.payment);
-      result.settled += 1;
     }
+    await postMany(tx, postings);
+    await writeEvents(tx, events);
     await addToSettlementBatches(tx, totals.deltas(), input.now);
-    result.achFileId = await writeAchFile(tx, deps, achSettled, input.now);
+    result.settled = settled.length;
+    result.achFileId = await writeAchFile(tx, deps, settled.map((row) => row.payment).filter(onAchRail), input.now);
     return result;
   });
 }
@@ -121,14 +122,14 @@ async function returnAch(tx: DbOrTx, payment: Payment, achReturn: AchReturn, at:
   });
 }
 
-function groupByParent(children: Payment[]): Map<string, Payment[]> {
-  const byParent = new Map<string, Payment[]>();
-  for (const child of children) {
-    const list = byParent.get(child.parentPaymentId!) ?? [];
-    list.push(child);
-    byParent.set(child.parentPaymentId!, list);
+function groupBy<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const group = groups.get(key(row));
+    if (group) group.push(row);
+    else groups.set(key(row), [row]);
   }
-  return byParent;
+  return groups;
 }
 
 function mergeByMerchant(rows: { merchantId: string; amount: number }[]) {

@@ -1,0 +1,9 @@
+import { type SQL, sql } from 'drizzle-orm';
+
+/**
+ * One array parameter of text, for set-based statements (`select … from unnest($1::text[], $2::text[])`): a batch
+ * of any size is one statement with a fixed number of parameters. Columns are cast back in SQL
+ * (`x::bigint`, `x::timestamptz`, `x::jsonb`); null stays null.
+ */
+export const textArray = (values: readonly (string | number | null)[]): SQL =>
+  sql`${sql.param(values.map((value) => (value === null ? null : String(value))))}::text[]`;
