@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { type DbOrTx, textArray } from '../db';
-import { events } from '../db/schema';
+import { eventSequences, events } from '../db/schema';
 import { newId } from '../ids';
 
 export const eventTypes = [
@@ -40,26 +40,29 @@ export async function writeEvent(tx: DbOrTx, input: WriteEventInput): Promise<{ 
 }
 
 /**
- * Writes many events in three statements whatever their number (settlement batches): the writers of each
- * resource are serialised by a transaction-scoped advisory lock (taken in a fixed order, so two batches never
- * deadlock), sequences continue from each resource's last one, and the rows go in one INSERT.
+ * Writes many events in two statements whatever their number (settlement batches): one upsert of the
+ * resources' sequence counters, one INSERT of the rows.
  */
 export async function writeEvents(tx: DbOrTx, inputs: WriteEventInput[]): Promise<{ id: string; sequence: number }[]> {
   if (inputs.length === 0) return [];
-  const resourceIds = [...new Set(inputs.map((input) => input.resource.id))].sort();
-  await tx.execute(
-    sql`select pg_advisory_xact_lock(hashtextextended(id, 0)) from unnest(${textArray(resourceIds)}) as id order by id`,
-  );
-  const last = new Map<string, number>();
-  const rows = await tx.execute<{ resource_id: string; account_id: string; last: number }>(sql`
-    select resource_id, account_id, max(sequence)::int as last from ${events}
-    where resource_id = any(${textArray(resourceIds)}) group by resource_id, account_id`);
-  for (const row of rows) last.set(`${row.account_id}|${row.resource_id}`, row.last);
+  // One upsert claims the sequences of every resource (sorted, so two batches lock counters in the same
+  // order); the counter row stays locked until commit, serialising the writers of each resource.
+  const counts = new Map<string, number>();
+  for (const input of inputs) counts.set(input.resource.id, (counts.get(input.resource.id) ?? 0) + 1);
+  const resourceIds = [...counts.keys()].sort();
+  const claimed = await tx.execute<{ resource_id: string; last_sequence: number }>(sql`
+    insert into ${eventSequences} (resource_id, last_sequence)
+    select resource_id, n::int from unnest(${textArray(resourceIds)}, ${textArray(resourceIds.map((id) => counts.get(id)!))})
+      as claim(resource_id, n)
+    on conflict (resource_id) do update set last_sequence = ${eventSequences}.last_sequence + excluded.last_sequence
+    returning resource_id, last_sequence`);
+  // The first sequence of this write, per resource: the claimed last one minus what this write takes.
+  const next = new Map<string, number>();
+  for (const row of claimed) next.set(row.resource_id, row.last_sequence - counts.get(row.resource_id)! + 1);
 
   const written = inputs.map((input) => {
-    const key = `${input.accountId}|${input.resource.id}`;
-    const sequence = (last.get(key) ?? 0) + 1;
-    last.set(key, sequence);
+    const sequence = next.get(input.resource.id)!;
+    next.set(input.resource.id, sequence + 1);
     const now = input.now ?? new Date();
     const payload = {
       type: input.type,

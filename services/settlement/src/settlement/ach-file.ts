@@ -2,9 +2,9 @@ import { type NachaBatch, type NachaEntry, readNachaTotals, writeNachaFile } fro
 import { pacificDate } from '@pps/shared/clock';
 import type { Config } from '@pps/shared/config';
 import type { FieldCipher } from '@pps/shared/crypto';
-import { type DbOrTx, schema } from '@pps/shared/db';
+import { type DbOrTx, schema, textArray } from '@pps/shared/db';
 import { newId } from '@pps/shared/ids';
-import { count, gte, inArray } from 'drizzle-orm';
+import { count, gte, inArray, sql } from 'drizzle-orm';
 import type { Payment } from './settlement.repository';
 
 const { achFiles, merchants, payments } = schema;
@@ -93,6 +93,9 @@ export async function writeAchFile(
     content,
     createdAt: now,
   });
-  await tx.update(payments).set({ achFileId: id }).where(inArray(payments.id, paymentIds));
+  await tx
+    .update(payments)
+    .set({ achFileId: id })
+    .where(sql`${payments.id} = any(${textArray(paymentIds)})`);
   return id;
 }

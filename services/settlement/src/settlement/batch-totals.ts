@@ -8,10 +8,12 @@ import type { BatchDelta, Payment } from './settlement.repository';
  */
 export class BatchTotals {
   private readonly rows = new Map<string, BatchDelta>();
+  /** Records of a batch share a few settlement instants: the Pacific date of each is computed once. */
+  private readonly days = new Map<number, string>();
 
   /** A settled record and what it moved from each merchant's pending balance to available. */
   add(record: Payment, moved: { merchantId: string; amount: number }[]): void {
-    const day = pacificDate(record.settleAt ?? record.createdAt);
+    const day = this.dayOf(record.settleAt ?? record.createdAt);
     const touched = new Set<string>();
     for (const { merchantId, amount } of moved) {
       this.row(record.accountId, merchantId, day).net += amount;
@@ -32,6 +34,15 @@ export class BatchTotals {
 
   deltas(): BatchDelta[] {
     return [...this.rows.values()];
+  }
+
+  private dayOf(instant: Date): string {
+    let day = this.days.get(instant.getTime());
+    if (day === undefined) {
+      day = pacificDate(instant);
+      this.days.set(instant.getTime(), day);
+    }
+    return day;
   }
 
   private row(accountId: string, merchantId: string, settlementDate: string): BatchDelta {

@@ -1,4 +1,4 @@
-import { type DbOrTx, schema } from '@pps/shared/db';
+import { type DbOrTx, schema, textArray } from '@pps/shared/db';
 import { and, asc, eq, inArray, isNotNull, isNull, like, sql } from 'drizzle-orm';
 
 const { accounts, ledgerEntries, payments, settlementBatches } = schema;
@@ -42,7 +42,7 @@ export async function childrenOf(tx: DbOrTx, parentIds: string[]): Promise<Payme
   return tx
     .select()
     .from(payments)
-    .where(inArray(payments.parentPaymentId, parentIds))
+    .where(sql`${payments.parentPaymentId} = any(${textArray(parentIds)})`)
     .orderBy(asc(payments.createdAt), asc(payments.id));
 }
 
@@ -59,7 +59,12 @@ export async function pendingHeld(
       amount: sql<string>`sum(${ledgerEntries.amount})::text`,
     })
     .from(ledgerEntries)
-    .where(and(inArray(ledgerEntries.paymentId, paymentIds), like(ledgerEntries.ledgerAccount, 'merchant:%:pending')))
+    .where(
+      and(
+        sql`${ledgerEntries.paymentId} = any(${textArray(paymentIds)})`,
+        like(ledgerEntries.ledgerAccount, 'merchant:%:pending'),
+      ),
+    )
     .groupBy(ledgerEntries.paymentId, ledgerEntries.ledgerAccount);
   return rows
     .map((row) => ({

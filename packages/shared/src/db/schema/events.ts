@@ -28,5 +28,14 @@ export const events = pgTable(
   ],
 );
 
+/**
+ * The last event sequence of each resource. Writers bump it with one upsert per batch, which also serialises
+ * the writers of a resource on its row (no max() over the events, no advisory lock).
+ */
+export const eventSequences = pgTable('event_sequences', {
+  resourceId: text('resource_id').primaryKey(),
+  lastSequence: integer('last_sequence').notNull(),
+});
+
 export type EventRow = typeof events.$inferSelect;
 export type NewEventRow = typeof events.$inferInsert;

@@ -97,7 +97,6 @@ export const payments = pgTable(
       .where(sql`split_merchant_id is not null`),
     index('payments_account_created_idx').on(t.accountId, t.createdAt.desc()),
     index('payments_parent_idx').on(t.parentPaymentId).where(sql`parent_payment_id is not null`),
-    index('payments_settlement_idx').on(t.status, t.settleAt),
     /** What a settlement pass claims: records with a settlement date not settled yet. */
     index('payments_due_idx').on(t.settleAt).where(sql`settled_at is null and settle_at is not null`),
   ],

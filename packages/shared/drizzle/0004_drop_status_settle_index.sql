@@ -1,0 +1,1 @@
+DROP INDEX "payments_settlement_idx";
