@@ -43,12 +43,6 @@ const splitPayment = async (amount: string, splitAmount: string) =>
   (await createPayment(stack, creds, splitBody({ merchantId, tokenId, splitMerchantId, amount, splitAmount }))).body
     .data.id as string;
 
-const balance = async (ledgerAccount: string) =>
-  Number(
-    (
-      await stack.sql`select coalesce(sum(amount), 0)::int as total from ledger_entries where ledger_account = ${ledgerAccount}`
-    )[0]!.total,
-  );
 const paymentBalance = async (paymentIds: string[], ledgerAccount: string) =>
   Number(
     (
