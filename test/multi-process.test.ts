@@ -1,18 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { createDatabaseFromTemplate } from '@pps/shared/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { freePort, stopProcess } from './processes';
 
 /** Gateway, payments and merchants as separate processes on real ports, talking real HTTP. */
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 const children: ChildProcess[] = [];
 let drop: () => Promise<void>;
@@ -63,16 +54,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
+  await Promise.all(children.map((child) => stopProcess(child)));
   await drop?.();
 });
 

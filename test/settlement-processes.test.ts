@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from './fixtures/merchants';
 import { type Credentials, createTestStack, type TestStack } from './harness';
+import { freePort, stopProcess } from './processes';
 
 /**
  * Settlement workers as real processes (`npm run start:settlement`'s entry point) against real PostgreSQL and
@@ -23,18 +23,9 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all([...children].map((child) => stop(child, 'SIGKILL')));
+  await Promise.all([...children].map((child) => stopProcess(child, 'SIGKILL')));
   await stack?.close();
 });
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 function spawnTracked(command: string, args: string[], env: Record<string, string> = {}) {
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -53,14 +44,6 @@ const settlementProcess = (env: Record<string, string>) =>
     SETTLEMENT_BATCH_SIZE: '50',
     ...env,
   });
-
-function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill(signal);
-  });
-}
 
 const queuePrefix = () => `pps-proc-${randomBytes(4).toString('hex')}`;
 
@@ -127,7 +110,7 @@ describe('settlement processes', () => {
     const env = { QUEUE_PREFIX: queuePrefix() };
     const workers = [settlementProcess(env), settlementProcess(env)];
     await waitUntil(async () => (await settledCount(prefix)) === count, 60_000, 'every payment settled');
-    await Promise.all(workers.map((worker) => stop(worker, 'SIGTERM')));
+    await Promise.all(workers.map((worker) => stopProcess(worker, 'SIGTERM')));
     await expectSettledExactlyOnce(prefix, count);
     const [batch] = await stack.sql`
       select sum(count)::int as count, sum(net)::int as net from settlement_batches where merchant_id = ${merchantId}`;
@@ -140,14 +123,14 @@ describe('settlement processes', () => {
     const env = { QUEUE_PREFIX: queuePrefix() };
     const first = settlementProcess(env);
     await waitUntil(async () => (await settledCount(prefix)) >= 200, 60_000, 'the first batches');
-    await stop(first, 'SIGKILL');
+    await stopProcess(first, 'SIGKILL');
     const atKill = await settledCount(prefix);
     expect(atKill).toBeLessThan(count); // killed mid-pass, with work left
     expect(atKill % 50).toBe(0); // whole batches only: the one in flight rolled back
 
     const second = settlementProcess(env);
     await waitUntil(async () => (await settledCount(prefix)) === count, 90_000, 'the rest settled');
-    await stop(second, 'SIGTERM');
+    await stopProcess(second, 'SIGTERM');
     await expectSettledExactlyOnce(prefix, count);
   }, 150_000);
 
@@ -161,15 +144,15 @@ describe('settlement processes', () => {
 
     const before = await seedDue(100);
     await waitUntil(async () => (await settledCount(before)) === 100, 60_000, 'settled before the restart');
-    await stop(redis, 'SIGKILL');
+    await stopProcess(redis, 'SIGKILL');
     const during = await seedDue(100);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(await settledCount(during)).toBe(0); // nothing runs without Redis
 
     redis = startRedis(); // no persistence: it comes back with no keys, schedules included
     await waitUntil(async () => (await settledCount(during)) === 100, 60_000, 'settled after the restart');
-    await stop(worker, 'SIGTERM');
-    await stop(redis, 'SIGTERM');
+    await stopProcess(worker, 'SIGTERM');
+    await stopProcess(redis, 'SIGTERM');
     await expectSettledExactlyOnce(before, 100);
     await expectSettledExactlyOnce(during, 100);
   }, 120_000);

@@ -1,15 +1,14 @@
 import { settleAtFor } from '@pps/shared/clock';
 import type { PaymentInputOf } from '@pps/shared/contract';
-import { writeEvent } from '@pps/shared/events';
 import type { ServiceContext } from '@pps/shared/http';
 import { newId } from '@pps/shared/ids';
-import { captureLines, post } from '@pps/shared/ledger';
+import { captureLines } from '@pps/shared/ledger';
 import type { OperationResult } from '../idempotency/idempotency';
 import type { ChargeDeps } from '../payments/charge-card.usecase';
-import { errorDocumentBody, paymentErrors, pointers } from '../payments/payments.errors';
-import { paymentDocument, paymentResource } from '../payments/payments.presenter';
+import { paymentErrors, pointers } from '../payments/payments.errors';
 import { insertPayment } from '../payments/payments.repository';
 import { activeMerchant, priceOf } from '../payments/pricing';
+import { recordNewPayment } from '../payments/record-payment';
 
 export type AchInput = PaymentInputOf<'ACH'>;
 
@@ -71,34 +70,9 @@ export async function debitAch({
   });
 
   if (outcome.accepted) {
-    await post(ctx.db, {
-      accountId: ctx.accountId,
-      paymentId: payment.id,
-      kind: 'capture',
-      lines: captureLines({
-        rail: 'ach',
-        merchantId: merchant.id,
-        gross: price.gross,
-        grossMinusNet: price.grossMinusNet,
-      }),
-      now,
-    });
+    const capture = captureLines({ rail: 'ach', merchantId: merchant.id, ...price });
+    return recordNewPayment(ctx, payment, { approved: true, capture });
   }
-  const resource = paymentResource(payment, [], now);
-  await writeEvent(ctx.db, {
-    accountId: ctx.accountId,
-    type: outcome.accepted ? 'payment.created' : 'payment.failed',
-    resource,
-    previousStatus: null,
-    requestId: ctx.requestId,
-  });
-  ctx.log.info(
-    { paymentId: payment.id, merchantId: merchant.id, status: payment.status },
-    outcome.accepted ? 'ACH debit accepted' : 'ACH debit refused',
-  );
-
-  if (outcome.accepted)
-    return { status: 201, body: paymentDocument(ctx.config.PUBLIC_BASE_URL, resource), paymentId: payment.id };
   const error = paymentErrors.achRefused(payment.id, { code: outcome.code, message: outcome.message, avsResult: null });
-  return { status: error.status, body: errorDocumentBody(error, ctx.requestId), paymentId: payment.id };
+  return recordNewPayment(ctx, payment, { approved: false, error });
 }

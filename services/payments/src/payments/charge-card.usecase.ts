@@ -1,17 +1,16 @@
 import { settleAtFor } from '@pps/shared/clock';
 import type { PaymentInputOf } from '@pps/shared/contract';
 import type { FieldCipher } from '@pps/shared/crypto';
-import { writeEvent } from '@pps/shared/events';
 import type { ServiceContext } from '@pps/shared/http';
 import { newId } from '@pps/shared/ids';
-import { captureLines, post } from '@pps/shared/ledger';
+import { captureLines } from '@pps/shared/ledger';
 import type { OperationResult } from '../idempotency/idempotency';
 import { avsAccepted, type Processor } from '../sandbox/processor';
 import { loadCardForCharge } from '../tokens/tokens.repository';
-import { errorDocumentBody, type FailedTransaction, paymentErrors, pointers } from './payments.errors';
-import { paymentDocument, paymentResource } from './payments.presenter';
+import { type FailedTransaction, paymentErrors, pointers } from './payments.errors';
 import { insertPayment } from './payments.repository';
 import { activeMerchant, priceOf } from './pricing';
+import { recordNewPayment } from './record-payment';
 
 export type CardPaymentInput = PaymentInputOf<'tokenv3'> | PaymentInputOf<'tokenv3Split'> | PaymentInputOf<'card'>;
 export type ChargeDeps = { processor: Processor; cipher: FieldCipher };
@@ -114,38 +113,12 @@ export async function chargeCard({
   });
 
   if (approved) {
-    await post(ctx.db, {
-      accountId: ctx.accountId,
-      paymentId: payment.id,
-      kind: 'capture',
-      lines: captureLines({
-        rail: 'card',
-        merchantId: merchant.id,
-        gross: price.gross,
-        grossMinusNet: price.grossMinusNet,
-        split: split ? { merchantId: split.merchantId, amount: split.amount } : undefined,
-      }),
-      now,
-    });
+    const capture = captureLines({ rail: 'card', merchantId: merchant.id, ...price, split });
+    return recordNewPayment(ctx, payment, { approved: true, capture });
   }
-  const resource = paymentResource(payment, [], now);
-  await writeEvent(ctx.db, {
-    accountId: ctx.accountId,
-    type: approved ? 'payment.created' : 'payment.failed',
-    resource,
-    previousStatus: null,
-    requestId: ctx.requestId,
-  });
-  ctx.log.info(
-    { paymentId: payment.id, merchantId: merchant.id, requestType: input.paymentType, status: payment.status },
-    approved ? 'card payment approved' : 'card payment failed',
-  );
-
-  if (approved)
-    return { status: 201, body: paymentDocument(ctx.config.PUBLIC_BASE_URL, resource), paymentId: payment.id };
   const failure: FailedTransaction = { code: outcome.code, message: outcome.message, avsResult: payment.avsResult };
   const error = result.approved
     ? paymentErrors.avsMismatch(payment.id, failure, merchant.avsMode)
     : paymentErrors.cardDeclined(payment.id, failure);
-  return { status: error.status, body: errorDocumentBody(error, ctx.requestId), paymentId: payment.id };
+  return recordNewPayment(ctx, payment, { approved: false, error });
 }
