@@ -42,3 +42,15 @@ describe('settlement workers (real Redis, own BullMQ prefix)', () => {
     expect(rows.map((row) => row.request_id)).toEqual(['fresh-key']);
   });
 });
+
+describe('permanent failures', () => {
+  it('fails a job with an invalid payload at once, without retries', async () => {
+    const job = await settlement.queues.settlement.add(jobs.settlementPass.name, { accountId: 42 });
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline && !(await job.isFailed())) await new Promise((resolve) => setTimeout(resolve, 100));
+    const failed = await settlement.queues.settlement.getJob(job.id!);
+    expect(await failed!.isFailed()).toBe(true);
+    expect(failed!.attemptsMade).toBe(1);
+    expect(failed!.failedReason).toContain('invalid payload for settlement-pass');
+  });
+});

@@ -4,7 +4,7 @@ import type { Db } from '@pps/shared/db';
 import type { Logger } from '@pps/shared/logger';
 import type { Metrics } from '@pps/shared/metrics';
 import { jobs, queues } from '@pps/shared/queues';
-import { type Job, Queue, Worker } from 'bullmq';
+import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Processor } from '../../payments/src';
 import { handlers } from './jobs';
 import { redisConnection } from './redis';
@@ -54,10 +54,14 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
   const stopping = new AbortController();
   const process = async (job: Job) => {
     const handler = handlers[job.name];
-    if (!handler) throw new Error(`no handler for job ${job.name}`);
+    const definition = Object.values(jobs).find((candidate) => candidate.name === job.name);
+    // Permanent failures: retrying a job nobody handles, or whose payload is wrong, can never succeed.
+    if (!handler || !definition) throw new UnrecoverableError(`no handler for job ${job.name}`);
+    const payload = definition.payload.safeParse(job.data);
+    if (!payload.success) throw new UnrecoverableError(`invalid payload for ${job.name}: ${payload.error.message}`);
     await handler({
       deps,
-      payload: job.data,
+      payload: payload.data,
       attempt: job.attemptsMade + 1,
       log: log.child({ job: job.name, jobId: job.id }),
       signal: stopping.signal,

@@ -30,6 +30,12 @@ describe('settleAtFor', () => {
     expect(settles('2026-07-03T17:00:00.000Z', 3)).toBe('2026-07-08T07:00:00.000Z'); // Fri → Mon, Tue, Wed
   });
 
+  it('ACH (3 business days) across year ends, New Year holidays skipped', () => {
+    expect(settles('2026-12-30T20:00:00.000Z', 3)).toBe('2027-01-05T08:00:00.000Z'); // Wed → Thu, (Fri 01-01), Mon, Tue
+    expect(settles('2026-12-31T20:00:00.000Z', 3)).toBe('2027-01-06T08:00:00.000Z'); // Thu → (Fri 01-01), Mon, Tue, Wed
+    expect(settles('2022-12-29T20:00:00.000Z', 3)).toBe('2023-01-04T08:00:00.000Z'); // Thu → Fri, (Mon 01-02), Tue, Wed
+  });
+
   it('around Sunday holidays observed on Monday and a Saturday New Year', () => {
     expect(settles('2022-12-30T20:00:00.000Z', 1)).toBe('2023-01-03T08:00:00.000Z'); // Mon 2023-01-02 closed
     expect(settles('2022-06-17T20:00:00.000Z', 1)).toBe('2022-06-21T07:00:00.000Z'); // Mon 2022-06-20 closed

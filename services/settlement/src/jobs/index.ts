@@ -6,6 +6,7 @@ import { settlementPass } from './settlement-pass';
 
 export type JobHandler = (input: {
   deps: SettlementDeps;
+  /** Already checked against the job's zod schema in the catalogue. */
   payload: unknown;
   attempt: number;
   log: Logger;

@@ -1,4 +1,4 @@
-import { jobs } from '@pps/shared/queues';
+import type { JobPayload } from '@pps/shared/queues';
 import { createDataCipher, SandboxProcessor } from '../../../payments/src';
 import { runSettlementPass } from '../settlement/pass';
 import type { JobHandler } from './index';
@@ -9,7 +9,7 @@ import type { JobHandler } from './index';
  * settles nothing twice.
  */
 export const settlementPass: JobHandler = async ({ deps, payload, log, signal }) => {
-  const { accountId } = jobs.settlementPass.payload.parse(payload);
+  const { accountId } = payload as JobPayload<'settlementPass'>;
   const started = performance.now();
   const result = await runSettlementPass(
     {
