@@ -26,13 +26,17 @@ await runMigrations(url);
 const database = createDatabase(url, { max: 4 });
 const { sql } = database;
 const account = await createAccount(database.db, { name: `settlement bench ${Date.now()}` });
-const merchantId = newId('merchant');
-// A bare merchant row: settlement never reads the merchant's personal data, so placeholders do.
-await sql`
-  insert into merchants (id, account_id, status, account_type, account_name, email, personal_info, personal_address,
-    verification_data, ssn_enc, ssn_last4, birth_date_enc, birth_date_last4, email_index, tax_id_index)
-  values (${merchantId}, ${account.account.id}, 'active', 'personal', 'Bench Merchant', 'bench@example.com', '{}', '{}',
-    '{}', 'x', '0000', 'x', '1985', ${randomBytes(8).toString('hex')}, ${randomBytes(8).toString('hex')})`;
+const MERCHANTS = 50;
+const merchantIds = Array.from({ length: MERCHANTS }, () => newId('merchant'));
+// Bare merchant rows: settlement never reads the merchants' personal data, so placeholders do.
+for (const [index, id] of merchantIds.entries()) {
+  await sql`
+    insert into merchants (id, account_id, status, account_type, account_name, email, personal_info,
+      personal_address, verification_data, ssn_enc, ssn_last4, birth_date_enc, birth_date_last4, email_index,
+      tax_id_index)
+    values (${id}, ${account.account.id}, 'active', 'personal', ${`Bench Merchant ${index}`}, 'bench@example.com',
+      '{}', '{}', '{}', 'x', '0000', 'x', '1985', ${randomBytes(8).toString('hex')}, ${randomBytes(8).toString('hex')})`;
+}
 
 const rows: { workers: number; seconds: number; perSecond: number }[] = [];
 for (const workers of [1, 2]) rows.push(await run(workers));
@@ -83,19 +87,23 @@ async function run(workers: number) {
   return { workers, seconds, perSecond: COUNT / seconds };
 }
 
-/** COUNT pending card payments of 10.00 (fees 59, net 941) due in a year, each with its capture posting. */
+/**
+ * COUNT pending card payments of 10.00 (fees 59, net 941) due in a year, spread over the merchants, each with
+ * its capture posting.
+ */
 async function seed(prefix: string) {
   await sql`
     insert into payments (id, account_id, merchant_id, payment_type, request_type, status, amount, currency, invoice,
       gross, fee_fixed, rate_basis_points, gross_minus_net, net, code, message, settle_at, created_at, updated_at)
-    select ${prefix} || lpad(i::text, 8, '0'), ${account.account.id}, ${merchantId}, 'card', 'tokenv3', 'pending',
-      1000, 'USD', 'INV-BENCH', 1000, 30, 290, 59, 941, '0', 'Approved', now() + interval '1 year', now(), now()
+    select ${prefix} || lpad(i::text, 8, '0'), ${account.account.id}, (${merchantIds}::text[])[1 + i % ${MERCHANTS}],
+      'card', 'tokenv3', 'pending', 1000, 'USD', 'INV-BENCH', 1000, 30, 290, 59, 941, '0', 'Approved',
+      now() + interval '1 year', now(), now()
     from generate_series(1, ${COUNT}) as i`;
   await sql`
     insert into ledger_entries (posting_id, account_id, payment_id, kind, ledger_account, amount, created_at)
-    select 'lp_' || ${prefix} || i, ${account.account.id}, ${prefix} || lpad(i::text, 8, '0'), 'capture',
-      line.account, line.amount, now()
-    from generate_series(1, ${COUNT}) as i
-    cross join (values ('external:card', -1000), (${`merchant:${merchantId}:pending`}, 941), ('operator:fees', 59))
-      as line(account, amount)`;
+    select 'lp_' || p.id, p.account_id, p.id, 'capture', line.account, line.amount, now()
+    from payments p
+    cross join lateral (values ('external:card', -1000), ('merchant:' || p.merchant_id || ':pending', 941),
+      ('operator:fees', 59)) as line(account, amount)
+    where p.id like ${`${prefix}%`}`;
 }

@@ -86,6 +86,27 @@ export const configSchema = z.object({
   ACH_ORIGIN_NAME: z.string().min(1).max(23).default('PPS SANDBOX'),
   ACH_DESTINATION_NAME: z.string().min(1).max(23).default('FED RESERVE SANDBOX'),
   ACH_COMPANY_ID: z.string().length(10).default('1000000001'),
+  /** Seconds before each retry of a webhook delivery (DESIGN §14), each with ±20 % jitter. */
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: z
+    .string()
+    .default('5,300,1800,7200,18000,36000,36000')
+    .transform((value, ctx) => {
+      const seconds = value.split(',').map((part) => Number(part.trim()));
+      if (seconds.some((n) => !Number.isFinite(n) || n < 0)) {
+        ctx.addIssue({ code: 'custom', message: 'expected comma-separated seconds, e.g. 5,300,1800' });
+        return z.NEVER;
+      }
+      return seconds;
+    }),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
+  /** Private, link-local and loopback webhook targets: refused in production unless this is true. */
+  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(50),
+  /** Deliveries in flight to one endpoint per worker process, so a slow receiver never holds every slot. */
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+  WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number().min(0).max(168).default(24),
+  /** How often the outbox relay looks for events when no NOTIFY woke it. */
+  OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -10,3 +10,4 @@ export * from './merchants';
 export * from './payments';
 export * from './settlement';
 export * from './tokens';
+export * from './webhooks';
