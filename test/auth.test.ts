@@ -363,11 +363,14 @@ describe('operations endpoints', () => {
   });
 });
 
-describe('routes of the contract not built yet', () => {
-  it('answer 501 in the envelope, never fake data', async () => {
+describe('webhook and event routes', () => {
+  it('are live behind the four headers (test/webhooks-api.test.ts covers them)', async () => {
     const res = await stack.call('GET', '/webhooks', { as: creds });
-    const err = expectError(res, 501, 'not_implemented');
-    expect(err.title).toBe('Not Implemented');
-    expectError(await stack.call('GET', '/events/evt_x', { as: creds }), 501, 'not_implemented');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ data: [], meta: { total: 0 } });
+    expect((await stack.call('GET', '/events', { as: creds })).status).toBe(200);
+    expectError(await stack.call('GET', '/events/evt_x', { as: creds }), 404, 'event_not_found');
+    expectError(await stack.call('GET', '/webhooks'), 401, 'missing_authorization');
+    expectError(await stack.call('GET', '/events/evt_x'), 401, 'missing_authorization');
   });
 });

@@ -1,9 +1,10 @@
-import { webhooksRoutes } from '@pps/shared/contract';
-import { createServiceApp, registerNotImplemented, type ServiceDeps } from '@pps/shared/http';
+import { createServiceApp, type ServiceDeps } from '@pps/shared/http';
 import { registerCustomerRoutes } from './customers/customers.routes';
+import { registerEventRoutes } from './events/events.routes';
 import { registerPaymentRoutes } from './payments/payments.routes';
 import { type Processor, SandboxProcessor } from './sandbox/processor';
 import { registerTokenRoutes } from './tokens/tokens.routes';
+import { registerWebhookRoutes } from './webhooks/webhooks.routes';
 
 /** The payments service: `/payments*`, `/tokens*`, `/customers*`, `/webhooks*`, `/events*`. */
 export function createPaymentsApp(deps: ServiceDeps & { processor?: Processor }) {
@@ -11,7 +12,7 @@ export function createPaymentsApp(deps: ServiceDeps & { processor?: Processor })
   registerTokenRoutes(app, deps);
   registerCustomerRoutes(app, deps);
   registerPaymentRoutes(app, { ...deps, processor: deps.processor ?? new SandboxProcessor() });
-  // Webhook endpoints and events are declared in the contract; they answer 501 until built.
-  registerNotImplemented(app, webhooksRoutes);
+  registerWebhookRoutes(app, deps);
+  registerEventRoutes(app, deps);
   return app;
 }

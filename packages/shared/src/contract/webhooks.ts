@@ -1,5 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { deliveryStatuses } from '../db/schema/webhooks';
+import { eventTypes } from '../events/outbox';
 import { paginationQuery } from '../http/pagination';
+import { webhookUrlProblem } from '../webhooks/url-guard';
 import {
   authenticated,
   errorResponses,
@@ -13,152 +16,385 @@ import {
   singleDocument,
 } from './common';
 
-// Webhook endpoints and events (DESIGN §14). Declared now so clients see the whole contract;
-// the payments service answers 501 on them until the webhooks work lands.
+// Webhook endpoints, their deliveries, and the account's events (DESIGN §14).
 
-const webhookAttributes = z.object({
-  url: z.string().url(),
-  events: z.array(z.string()),
+/** Issues carrying `params.code` are reported with that error code instead of `invalid_field`. */
+const coded = (code: string, message: string) => ({ message, params: { code } });
+
+const knownEventTypes = new Set<string>(eventTypes);
+const eventTypeList = eventTypes.join(', ');
+
+export const WEBHOOK_URL_MAX_LENGTH = 2048;
+
+/** http or https, a host, no credentials (`webhookUrlProblem`); private targets are refused later, in production. */
+const webhookUrl = z
+  .string()
+  .superRefine((value, ctx) => {
+    const problem =
+      value.length > WEBHOOK_URL_MAX_LENGTH
+        ? `url must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`
+        : webhookUrlProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', ...coded('invalid_webhook_url', problem) });
+  })
+  .openapi({
+    format: 'uri',
+    example: 'https://example.com/hooks/pps',
+    description:
+      'http or https, no credentials. In production a host resolving to a private, link-local or loopback ' +
+      'address is refused (unless WEBHOOK_ALLOW_PRIVATE).',
+  });
+
+/**
+ * Known event types, or exactly `["*"]` for all. Each unknown type (and a `*` next to other types) is a
+ * 400 `invalid_event_type` pointing at its index; duplicates are dropped, order kept.
+ */
+const webhookEvents = z
+  .array(z.string().openapi({ enum: [...eventTypes, '*'] }))
+  .min(1, 'events must name at least one event type, or "*" for all')
+  .superRefine((types, ctx) => {
+    const wildcardAlone = types.every((type) => type === '*');
+    types.forEach((type, index) => {
+      if (type === '*') {
+        if (!wildcardAlone) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [index],
+            ...coded('invalid_event_type', '"*" stands for every event type and must be alone'),
+          });
+        }
+      } else if (!knownEventTypes.has(type)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [index],
+          ...coded('invalid_event_type', `"${type}" is not an event type; use ${eventTypeList}, or "*"`),
+        });
+      }
+    });
+  })
+  .transform((types) => [...new Set(types)])
+  .openapi({ example: ['payment.completed', 'payment.failed'] });
+
+/** Trimmed; blank (or null on update) clears it. */
+const webhookDescription = z
+  .string()
+  .trim()
+  .max(500)
+  .nullable()
+  .optional()
+  .openapi({ example: 'Order system', description: 'At most 500 characters; blank or null for none' });
+
+export const createWebhookBodySchema = requestEnvelope(
+  'webhooks',
+  z.object({ url: webhookUrl, events: webhookEvents, description: webhookDescription }),
+).openapi('WebhookCreateRequest');
+
+export const updateWebhookBodySchema = requestEnvelope(
+  'webhooks',
+  z
+    .object({
+      url: webhookUrl.optional(),
+      events: webhookEvents.optional(),
+      description: webhookDescription,
+      enabled: z
+        .boolean()
+        .optional()
+        .openapi({ description: 'true re-enables the endpoint and clears disabledReason' }),
+    })
+    .refine(
+      (value) =>
+        value.url !== undefined ||
+        value.events !== undefined ||
+        value.description !== undefined ||
+        value.enabled !== undefined,
+      { message: 'attributes must give at least one of url, events, description, enabled' },
+    ),
+).openapi('WebhookUpdateRequest');
+
+export type WebhookCreateInput = z.output<typeof createWebhookBodySchema>['data']['attributes'];
+export type WebhookUpdateInput = z.output<typeof updateWebhookBodySchema>['data']['attributes'];
+
+/** Optional as a whole: no body, `{}`, or attributes without `endpointId` all mean every endpoint. */
+export const redeliverBodySchema = z
+  .object({
+    data: requestEnvelope(
+      'redeliveries',
+      z.object({
+        endpointId: z
+          .string()
+          .min(1)
+          .max(64)
+          .optional()
+          .openapi({ example: 'whk_…', description: 'Only this endpoint; without it, every endpoint' }),
+      }),
+    ).shape.data.optional(),
+  })
+  .openapi('RedeliverRequest');
+
+export type RedeliverInput = NonNullable<z.output<typeof redeliverBodySchema>['data']>['attributes'];
+
+// ── responses ─────────────────────────────────────────────────────────────────
+export const webhookAttributesSchema = z.object({
+  url: z.string(),
+  events: z.array(z.string()).openapi({ example: ['payment.completed', 'payment.failed'] }),
   description: z.string().nullable(),
   enabled: z.boolean(),
-  disabledReason: z.string().nullable(),
-  secret: z.string().optional().openapi({ description: 'whsec_…, shown once on creation' }),
+  disabledReason: z
+    .string()
+    .nullable()
+    .openapi({ description: 'Why the platform disabled it (e.g. the receiver answered 410); null when enabled' }),
   createdAt: isoTimestamp,
   updatedAt: isoTimestamp,
 });
-const webhookResource = resourceSchema('webhooks', webhookAttributes).openapi('WebhookEndpoint');
-const webhookInput = z.object({
-  url: z.string().url().openapi({ example: 'https://example.com/hooks/pps' }),
-  events: z
-    .array(z.string())
-    .min(1)
-    .openapi({ example: ['payment.completed', 'payment.failed'] }),
-  description: z.string().max(500).optional(),
-});
-const eventResource = resourceSchema(
+
+export const webhookResourceSchema = resourceSchema('webhooks', webhookAttributesSchema).openapi('WebhookEndpoint');
+
+/** Creation and rotation only: the signing secret in full, never shown again. */
+export const webhookWithSecretResourceSchema = resourceSchema(
+  'webhooks',
+  webhookAttributesSchema.extend({
+    secret: z.string().openapi({
+      example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      description: 'The Standard Webhooks signing secret (whsec_…), shown only in this response',
+    }),
+  }),
+).openapi('WebhookEndpointWithSecret');
+
+export const eventResourceSchema = resourceSchema(
   'events',
   z.object({
-    type: z.string(),
-    resourceType: z.string(),
-    resourceId: z.string(),
-    payload: z.unknown(),
+    type: z.string().openapi({ example: 'payment.completed' }),
+    resourceType: z.string().openapi({ example: 'payments' }),
+    resourceId: z.string().openapi({ example: 'pay_…' }),
+    sequence: z.number().int().openapi({ description: 'Grows per resource, so receivers can order its events' }),
+    payload: z.record(z.string(), z.unknown()).openapi({
+      description:
+        'The body delivered to webhooks: {type, timestamp, data: {type, id, attributes, previousStatus, sequence}}',
+    }),
     createdAt: isoTimestamp,
   }),
 ).openapi('Event');
-const deliveryResource = resourceSchema(
+
+export const deliveryResourceSchema = resourceSchema(
   'deliveries',
   z.object({
+    endpointId: z.string(),
     eventId: z.string(),
-    status: z.enum(['pending', 'succeeded', 'failed']),
+    eventType: z.string(),
+    status: z.enum(deliveryStatuses),
     attempts: z.number().int(),
+    redeliveries: z.number().int().openapi({ description: 'Redeliveries asked for' }),
     lastStatusCode: z.number().int().nullable(),
+    lastError: z.string().nullable(),
     nextAttemptAt: isoTimestamp.nullable(),
+    createdAt: isoTimestamp,
+    updatedAt: isoTimestamp,
+    completedAt: isoTimestamp.nullable(),
+    attemptLog: z
+      .array(
+        z.object({
+          attempt: z.number().int(),
+          statusCode: z.number().int().nullable().openapi({ description: 'null when the receiver did not answer' }),
+          latencyMs: z.number().int(),
+          error: z.string().nullable(),
+          createdAt: isoTimestamp,
+        }),
+      )
+      .openapi({ description: 'Every attempt, oldest first' }),
   }),
 ).openapi('WebhookDelivery');
 
-const common = { security: authenticated };
+// ── routes ────────────────────────────────────────────────────────────────────
 const webhookId = idParam('Webhook endpoint id', 'whk_…');
 const eventId = idParam('Event id', 'evt_…');
-const notBuilt = errorResponses(400, 401, 403, 404, 501);
 
+const queryText = (name: string, description: string, example: string) =>
+  z
+    .string()
+    .optional()
+    .openapi({ param: { name, in: 'query' }, description, example });
+
+export const listEventsQuerySchema = z.object({
+  type: queryText('type', 'Only events of this type (400 invalid_event_type for an unknown one)', 'payment.completed')
+    .openapi({ enum: [...eventTypes] })
+    .superRefine((value, ctx) => {
+      if (value && !knownEventTypes.has(value)) {
+        ctx.addIssue({
+          code: 'custom',
+          ...coded('invalid_event_type', `type "${value}" is not an event type; use ${eventTypeList}`),
+        });
+      }
+    })
+    .transform((value) => (value ? value : undefined)),
+  resourceId: queryText('resourceId', 'Only events of this resource', 'pay_…').transform((value) =>
+    value ? value : undefined,
+  ),
+  ...paginationQuery,
+});
+
+export const createWebhookRoute = createRoute({
+  method: 'post',
+  path: '/webhooks',
+  tags: ['Webhooks'],
+  summary: 'Subscribe a URL to events; the signing secret is shown in this response only',
+  security: authenticated,
+  request: { body: jsonBody(createWebhookBodySchema) },
+  responses: {
+    201: jsonResponse('The endpoint, with its secret', singleDocument(webhookWithSecretResourceSchema)),
+    ...errorResponses(400, 401, 403, 413, 415),
+  },
+});
+
+export const listWebhooksRoute = createRoute({
+  method: 'get',
+  path: '/webhooks',
+  tags: ['Webhooks'],
+  summary: 'The account’s webhook endpoints, newest first (deleted ones left out)',
+  security: authenticated,
+  request: { query: z.object(paginationQuery) },
+  responses: {
+    200: jsonResponse('A page of endpoints', listDocument(webhookResourceSchema)),
+    ...errorResponses(400, 401, 403),
+  },
+});
+
+export const getWebhookRoute = createRoute({
+  method: 'get',
+  path: '/webhooks/{id}',
+  tags: ['Webhooks'],
+  summary: 'A webhook endpoint (never its secret)',
+  security: authenticated,
+  request: { params: webhookId },
+  responses: {
+    200: jsonResponse('The endpoint', singleDocument(webhookResourceSchema)),
+    ...errorResponses(401, 403, 404),
+  },
+});
+
+export const updateWebhookRoute = createRoute({
+  method: 'put',
+  path: '/webhooks/{id}',
+  tags: ['Webhooks'],
+  summary: 'Change any of url, events, description, enabled (enabled: true clears disabledReason)',
+  security: authenticated,
+  request: { params: webhookId, body: jsonBody(updateWebhookBodySchema) },
+  responses: {
+    200: jsonResponse('The endpoint', singleDocument(webhookResourceSchema)),
+    ...errorResponses(400, 401, 403, 404, 413, 415),
+  },
+});
+
+export const deleteWebhookRoute = createRoute({
+  method: 'delete',
+  path: '/webhooks/{id}',
+  tags: ['Webhooks'],
+  summary: 'Remove a webhook endpoint: nothing more is delivered to it, and it answers 404 from then on',
+  security: authenticated,
+  request: { params: webhookId },
+  responses: { 204: { description: 'Removed (no content)' }, ...errorResponses(401, 403, 404) },
+});
+
+export const rotateWebhookSecretRoute = createRoute({
+  method: 'post',
+  path: '/webhooks/{id}/rotate-secret',
+  tags: ['Webhooks'],
+  summary:
+    'A new signing secret, shown in this response only; the previous one keeps signing for ' +
+    'WEBHOOK_SECRET_OVERLAP_HOURS (24 h by default). No request body.',
+  security: authenticated,
+  request: { params: webhookId },
+  responses: {
+    200: jsonResponse('The endpoint with its new secret', singleDocument(webhookWithSecretResourceSchema)),
+    ...errorResponses(401, 403, 404),
+  },
+});
+
+export const testWebhookRoute = createRoute({
+  method: 'post',
+  path: '/webhooks/{id}/test',
+  tags: ['Webhooks'],
+  summary:
+    'Send a webhook.test event (the endpoint, without its secret) to this endpoint only. No request body. ' +
+    '422 webhook_disabled for a disabled endpoint.',
+  security: authenticated,
+  request: { params: webhookId },
+  responses: {
+    202: jsonResponse('The test event, queued for delivery', singleDocument(eventResourceSchema)),
+    ...errorResponses(401, 403, 404, 422),
+  },
+});
+
+export const listWebhookDeliveriesRoute = createRoute({
+  method: 'get',
+  path: '/webhooks/{id}/deliveries',
+  tags: ['Webhooks'],
+  summary: 'Deliveries to the endpoint, newest first, each with its attempts',
+  security: authenticated,
+  request: { params: webhookId, query: z.object(paginationQuery) },
+  responses: {
+    200: jsonResponse('A page of deliveries', listDocument(deliveryResourceSchema)),
+    ...errorResponses(400, 401, 403, 404),
+  },
+});
+
+export const listEventsRoute = createRoute({
+  method: 'get',
+  path: '/events',
+  tags: ['Events'],
+  summary: 'The account’s events, newest first, filtered by type and resourceId',
+  security: authenticated,
+  request: { query: listEventsQuerySchema },
+  responses: {
+    200: jsonResponse('A page of events', listDocument(eventResourceSchema)),
+    ...errorResponses(400, 401, 403),
+  },
+});
+
+export const getEventRoute = createRoute({
+  method: 'get',
+  path: '/events/{id}',
+  tags: ['Events'],
+  summary: 'An event',
+  security: authenticated,
+  request: { params: eventId },
+  responses: {
+    200: jsonResponse('The event', singleDocument(eventResourceSchema)),
+    ...errorResponses(401, 403, 404),
+  },
+});
+
+export const redeliverEventRoute = createRoute({
+  method: 'post',
+  path: '/events/{id}/redeliver',
+  tags: ['Events'],
+  summary:
+    'Deliver an event again. With endpointId, to that endpoint only (reopening its delivery, or creating one). ' +
+    'Without a body (or `{}`, or without endpointId): every existing delivery of the event, plus every enabled endpoint ' +
+    'subscribed to its type that has none; deleted and disabled endpoints are left out.',
+  security: authenticated,
+  request: {
+    params: eventId,
+    body: { required: false, content: { 'application/json': { schema: redeliverBodySchema } } },
+  },
+  responses: {
+    202: jsonResponse(
+      'The deliveries reopened or created, queued for delivery',
+      z.object({ data: z.array(deliveryResourceSchema) }),
+    ),
+    ...errorResponses(400, 401, 403, 404, 413, 415, 422),
+  },
+});
+
+/** Every webhook and event route, for the OpenAPI document. */
 export const webhooksRoutes = [
-  createRoute({
-    ...common,
-    method: 'post',
-    path: '/webhooks',
-    tags: ['Webhooks'],
-    summary: 'Subscribe a URL to events; the signing secret is shown once',
-    request: { body: jsonBody(requestEnvelope('webhooks', webhookInput)) },
-    responses: { 201: jsonResponse('The endpoint', singleDocument(webhookResource)), ...notBuilt },
-  }),
-  createRoute({
-    ...common,
-    method: 'get',
-    path: '/webhooks',
-    tags: ['Webhooks'],
-    summary: 'List webhook endpoints',
-    request: { query: z.object(paginationQuery) },
-    responses: { 200: jsonResponse('Endpoints', listDocument(webhookResource)), ...notBuilt },
-  }),
-  createRoute({
-    ...common,
-    method: 'get',
-    path: '/webhooks/{id}',
-    tags: ['Webhooks'],
-    summary: 'A webhook endpoint',
-    request: { params: webhookId },
-    responses: { 200: jsonResponse('The endpoint', singleDocument(webhookResource)), ...notBuilt },
-  }),
-  createRoute({
-    ...common,
-    method: 'put',
-    path: '/webhooks/{id}',
-    tags: ['Webhooks'],
-    summary: 'Change a webhook endpoint (url, events, description, enabled)',
-    request: { params: webhookId, body: jsonBody(requestEnvelope('webhooks', webhookInput.partial())) },
-    responses: { 200: jsonResponse('The endpoint', singleDocument(webhookResource)), ...notBuilt },
-  }),
-  createRoute({
-    ...common,
-    method: 'delete',
-    path: '/webhooks/{id}',
-    tags: ['Webhooks'],
-    summary: 'Remove a webhook endpoint',
-    request: { params: webhookId },
-    responses: { 204: { description: 'Removed' }, ...notBuilt },
-  }),
-  createRoute({
-    ...common,
-    method: 'post',
-    path: '/webhooks/{id}/rotate-secret',
-    tags: ['Webhooks'],
-    summary: 'New signing secret; the old one still signs for 24 h',
-    request: { params: webhookId },
-    responses: { 200: jsonResponse('The endpoint with its new secret', singleDocument(webhookResource)), ...notBuilt },
-  }),
-  createRoute({
-    ...common,
-    method: 'post',
-    path: '/webhooks/{id}/test',
-    tags: ['Webhooks'],
-    summary: 'Send a webhook.test event to the endpoint',
-    request: { params: webhookId },
-    responses: { 202: jsonResponse('The test event', singleDocument(eventResource)), ...notBuilt },
-  }),
-  createRoute({
-    ...common,
-    method: 'get',
-    path: '/webhooks/{id}/deliveries',
-    tags: ['Webhooks'],
-    summary: 'Delivery attempts to the endpoint',
-    request: { params: webhookId, query: z.object(paginationQuery) },
-    responses: { 200: jsonResponse('Deliveries', listDocument(deliveryResource)), ...notBuilt },
-  }),
-  createRoute({
-    ...common,
-    method: 'get',
-    path: '/events',
-    tags: ['Events'],
-    summary: "The account's events, newest first",
-    request: { query: z.object(paginationQuery) },
-    responses: { 200: jsonResponse('Events', listDocument(eventResource)), ...notBuilt },
-  }),
-  createRoute({
-    ...common,
-    method: 'get',
-    path: '/events/{id}',
-    tags: ['Events'],
-    summary: 'An event',
-    request: { params: eventId },
-    responses: { 200: jsonResponse('The event', singleDocument(eventResource)), ...notBuilt },
-  }),
-  createRoute({
-    ...common,
-    method: 'post',
-    path: '/events/{id}/redeliver',
-    tags: ['Events'],
-    summary: 'Deliver an event again to every subscribed endpoint',
-    request: { params: eventId },
-    responses: { 202: jsonResponse('The event', singleDocument(eventResource)), ...notBuilt },
-  }),
+  createWebhookRoute,
+  listWebhooksRoute,
+  getWebhookRoute,
+  updateWebhookRoute,
+  deleteWebhookRoute,
+  rotateWebhookSecretRoute,
+  testWebhookRoute,
+  listWebhookDeliveriesRoute,
+  listEventsRoute,
+  getEventRoute,
+  redeliverEventRoute,
 ];

@@ -31,11 +31,13 @@ export async function forward(
     url.pathname,
   );
   for (const [name, value] of Object.entries(signed)) headers.set(name, value);
-  const hasBody = c.req.method !== 'GET' && c.req.method !== 'HEAD';
+  const body = c.req.method !== 'GET' && c.req.method !== 'HEAD' ? await c.req.arrayBuffer() : undefined;
+  // An empty body is no body: forwarded as an empty stream without content-length, the service would see a body
+  // without a Content-Type and answer 415 to a bodiless action (POST /webhooks/{id}/rotate-secret).
   const request = new Request(url, {
     method: c.req.method,
     headers,
-    body: hasBody ? await c.req.arrayBuffer() : undefined,
+    body: body && body.byteLength > 0 ? body : undefined,
   });
   try {
     return await upstream.fetch(request);

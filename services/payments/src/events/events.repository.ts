@@ -1,0 +1,46 @@
+import { type DbOrTx, schema } from '@pps/shared/db';
+import { and, count, desc, eq, sql } from 'drizzle-orm';
+
+const { events } = schema;
+
+export type EventRow = schema.EventRow;
+
+/** The PostgreSQL channel the outbox relay LISTENs on. */
+const OUTBOX_CHANNEL = 'pps_outbox';
+
+export async function findEvent(db: DbOrTx, id: string): Promise<EventRow | undefined> {
+  const [row] = await db.select().from(events).where(eq(events.id, id));
+  return row;
+}
+
+export async function listEvents(
+  db: DbOrTx,
+  filter: { accountId: string; type?: string; resourceId?: string; limit: number; offset: number },
+): Promise<{ rows: EventRow[]; total: number }> {
+  const where = and(
+    eq(events.accountId, filter.accountId),
+    filter.type === undefined ? undefined : eq(events.type, filter.type),
+    filter.resourceId === undefined ? undefined : eq(events.resourceId, filter.resourceId),
+  );
+  const [rows, [counted]] = await Promise.all([
+    db
+      .select()
+      .from(events)
+      .where(where)
+      .orderBy(desc(events.createdAt), desc(events.id))
+      .limit(filter.limit)
+      .offset(filter.offset),
+    db.select({ total: count() }).from(events).where(where),
+  ]);
+  return { rows, total: counted?.total ?? 0 };
+}
+
+/** Marks an event relayed, so the relay does not fan it out (its deliveries were made by the caller). */
+export async function markRelayed(db: DbOrTx, id: string, now: Date): Promise<void> {
+  await db.update(events).set({ relayedAt: now }).where(eq(events.id, id));
+}
+
+/** Wakes the outbox relay; PostgreSQL sends the notification when the transaction commits. */
+export async function notifyOutbox(db: DbOrTx): Promise<void> {
+  await db.execute(sql.raw(`notify ${OUTBOX_CHANNEL}`));
+}

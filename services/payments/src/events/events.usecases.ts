@@ -1,0 +1,75 @@
+import type { RedeliverInput } from '@pps/shared/contract';
+import { withTransaction } from '@pps/shared/db';
+import type { ServiceContext } from '@pps/shared/http';
+import { isId } from '@pps/shared/ids';
+import { type DeliveryView, reopenDeliveries, withAttempts } from '../webhooks/deliveries.repository';
+import { webhookErrors, webhookPointers } from '../webhooks/webhooks.errors';
+import { redeliveryTargets } from '../webhooks/webhooks.repository';
+import { ownedEndpoint, realNow } from '../webhooks/webhooks.usecases';
+import { eventErrors } from './events.errors';
+import { type EventRow, findEvent, listEvents, notifyOutbox } from './events.repository';
+
+/** An event of the caller's account: 404 unknown (or not an event id), 403 another account's. */
+async function ownedEvent(ctx: ServiceContext, id: string): Promise<EventRow> {
+  const event = isId('event', id) ? await findEvent(ctx.db, id) : undefined;
+  if (!event) throw eventErrors.notFound(id);
+  if (event.accountId !== ctx.accountId) throw eventErrors.forbidden(id);
+  return event;
+}
+
+export async function getEvent({ ctx, input }: { ctx: ServiceContext; input: { id: string } }): Promise<EventRow> {
+  return ownedEvent(ctx, input.id);
+}
+
+/** GET /events: the account's events, newest first, filtered by type and resource. */
+export async function listAccountEvents({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { type?: string; resourceId?: string; limit: number; offset: number };
+}): Promise<{ rows: EventRow[]; total: number }> {
+  return listEvents(ctx.db, { accountId: ctx.accountId, ...input });
+}
+
+/**
+ * POST /events/{id}/redeliver. With `endpointId` (an enabled endpoint of the account): that endpoint's delivery
+ * of the event is reopened, or created. Without: every enabled, not deleted endpoint that has a delivery of the
+ * event or is subscribed to its type. One transaction, which wakes the relay on commit.
+ */
+export async function redeliverEvent({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { id: string; attributes: RedeliverInput };
+}): Promise<DeliveryView[]> {
+  return withTransaction(ctx.db, async (tx) => {
+    const txCtx = { ...ctx, db: tx };
+    const event = await ownedEvent(txCtx, input.id);
+    let endpointIds: string[];
+    if (input.attributes.endpointId !== undefined) {
+      const pointer = webhookPointers.endpointId;
+      const endpoint = await ownedEndpoint(txCtx, input.attributes.endpointId, { pointer });
+      if (!endpoint.enabled) throw webhookErrors.disabled(endpoint.id, pointer);
+      endpointIds = [endpoint.id];
+    } else {
+      endpointIds = await redeliveryTargets(tx, event);
+    }
+    const deliveries = await reopenDeliveries(tx, {
+      accountId: event.accountId,
+      eventId: event.id,
+      endpointIds,
+      now: realNow(ctx),
+    });
+    if (deliveries.length > 0) await notifyOutbox(tx);
+    ctx.log.info(
+      { eventId: event.id, endpointIds, deliveryIds: deliveries.map((delivery) => delivery.id) },
+      'event redelivery queued',
+    );
+    return withAttempts(
+      tx,
+      deliveries.map((delivery) => ({ delivery, eventType: event.type })),
+    );
+  });
+}

@@ -1,0 +1,116 @@
+import { type DbOrTx, schema } from '@pps/shared/db';
+import { newId } from '@pps/shared/ids';
+import { asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
+
+const { events, webhookAttempts, webhookDeliveries } = schema;
+
+export type WebhookDelivery = schema.WebhookDelivery;
+export type WebhookAttempt = schema.WebhookAttempt;
+
+/** A delivery as shown: the row, its event's type and its attempts, oldest first. */
+export type DeliveryView = { delivery: WebhookDelivery; eventType: string; attempts: WebhookAttempt[] };
+
+/** A new pending delivery, not enqueued yet (the relay enqueues it). */
+export async function insertDelivery(
+  db: DbOrTx,
+  values: { accountId: string; endpointId: string; eventId: string; now: Date },
+): Promise<WebhookDelivery> {
+  const [row] = await db
+    .insert(webhookDeliveries)
+    .values({
+      id: newId('delivery'),
+      accountId: values.accountId,
+      endpointId: values.endpointId,
+      eventId: values.eventId,
+      status: 'pending',
+      enqueuedAt: null,
+      createdAt: values.now,
+      updatedAt: values.now,
+    })
+    .returning();
+  if (!row) throw new Error('webhook delivery insert returned no row');
+  return row;
+}
+
+/**
+ * Makes each endpoint's delivery of the event pending again, in one statement: an existing one is reopened
+ * (not enqueued, one more redelivery, no completion, no scheduled retry), a missing one is created. The unique
+ * (endpoint, event) index makes this safe against the relay creating the same delivery at the same time.
+ */
+export async function reopenDeliveries(
+  db: DbOrTx,
+  input: { accountId: string; eventId: string; endpointIds: string[]; now: Date },
+): Promise<WebhookDelivery[]> {
+  if (input.endpointIds.length === 0) return [];
+  return db
+    .insert(webhookDeliveries)
+    .values(
+      input.endpointIds.map((endpointId) => ({
+        id: newId('delivery'),
+        accountId: input.accountId,
+        endpointId,
+        eventId: input.eventId,
+        status: 'pending' as const,
+        enqueuedAt: null,
+        createdAt: input.now,
+        updatedAt: input.now,
+      })),
+    )
+    .onConflictDoUpdate({
+      target: [webhookDeliveries.endpointId, webhookDeliveries.eventId],
+      set: {
+        status: 'pending',
+        enqueuedAt: null,
+        redeliveries: sql`${webhookDeliveries.redeliveries} + 1`,
+        completedAt: null,
+        nextAttemptAt: null,
+        updatedAt: input.now,
+      },
+    })
+    .returning();
+}
+
+/** The attempts of these deliveries, oldest first, by delivery. */
+export async function attemptsOf(db: DbOrTx, deliveryIds: string[]): Promise<Map<string, WebhookAttempt[]>> {
+  const byDelivery = new Map<string, WebhookAttempt[]>(deliveryIds.map((id) => [id, []]));
+  if (deliveryIds.length === 0) return byDelivery;
+  const rows = await db
+    .select()
+    .from(webhookAttempts)
+    .where(inArray(webhookAttempts.deliveryId, deliveryIds))
+    .orderBy(asc(webhookAttempts.deliveryId), asc(webhookAttempts.id));
+  for (const row of rows) byDelivery.get(row.deliveryId)?.push(row);
+  return byDelivery;
+}
+
+/** Deliveries with their attempts, for deliveries whose event type is known. */
+export async function withAttempts(
+  db: DbOrTx,
+  rows: { delivery: WebhookDelivery; eventType: string }[],
+): Promise<DeliveryView[]> {
+  const attempts = await attemptsOf(
+    db,
+    rows.map((row) => row.delivery.id),
+  );
+  return rows.map((row) => ({ ...row, attempts: attempts.get(row.delivery.id) ?? [] }));
+}
+
+/** An endpoint's deliveries, newest first, each with its event's type and its attempts. */
+export async function listEndpointDeliveries(
+  db: DbOrTx,
+  filter: { endpointId: string; limit: number; offset: number },
+): Promise<{ rows: DeliveryView[]; total: number }> {
+  const where = eq(webhookDeliveries.endpointId, filter.endpointId);
+  const [rows, [counted]] = await Promise.all([
+    db
+      .select({ delivery: webhookDeliveries, eventType: events.type })
+      .from(webhookDeliveries)
+      .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+      .where(where)
+      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+      .limit(filter.limit)
+      .offset(filter.offset),
+    db.select({ total: count() }).from(webhookDeliveries).where(where),
+  ]);
+  return { rows: await withAttempts(db, rows), total: counted?.total ?? 0 };
+}
