@@ -282,7 +282,11 @@ describe('ops view of the queues', () => {
     expect(page.body).toContain('PPS queues');
     const api = await stack.call('GET', '/admin/queues/api/queues', { headers: stack.admin });
     expect(api.status).toBe(200);
-    expect(api.body.queues.map((queue: { name: string }) => queue.name).sort()).toEqual(['maintenance', 'settlement']);
+    expect(api.body.queues.map((queue: { name: string }) => queue.name).sort()).toEqual([
+      'maintenance',
+      'settlement',
+      'webhooks',
+    ]);
   });
 
   it('exports queue depth, job counts, pass durations and settled records on /metrics', async () => {

@@ -22,6 +22,7 @@ export function createSettlementTrigger(config: Config, log: Logger) {
   };
   const queue = queueOf(queues.settlement);
   const maintenance = queueOf(queues.maintenance);
+  const webhooks = queueOf(queues.webhooks);
   return {
     async settleAccount(accountId: string): Promise<void> {
       const payload = jobs.settlementPass.payload.parse({ accountId });
@@ -40,10 +41,10 @@ export function createSettlementTrigger(config: Config, log: Logger) {
         clearTimeout(timer);
       }
     },
-    /** The settlement and maintenance queues, for the gateway's queue board and gauges. */
-    queues: [queue, maintenance],
+    /** The settlement, maintenance and webhooks queues, for the gateway's queue board and gauges. */
+    queues: [queue, maintenance, webhooks],
     close: async () => {
-      await Promise.all([queue.close(), maintenance.close()]).catch(() => {});
+      await Promise.all([queue.close(), maintenance.close(), webhooks.close()]).catch(() => {});
       await connection.quit().catch(() => {});
     },
   };

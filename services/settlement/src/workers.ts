@@ -5,9 +5,13 @@ import type { Logger } from '@pps/shared/logger';
 import type { Metrics } from '@pps/shared/metrics';
 import { jobs, queues } from '@pps/shared/queues';
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
+import Redis from 'ioredis';
 import type { Processor } from '../../payments/src';
+import { createDataCipher } from '../../payments/src';
 import { handlers } from './jobs';
 import { redisConnection } from './redis';
+import { startDeliveryWorker, webhookJobOptions } from './webhooks/delivery-worker';
+import { startOutboxRelay } from './webhooks/outbox-relay';
 
 export type SettlementDeps = {
   config: Config;
@@ -80,6 +84,20 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
     workerOf(queues.settlement, options.concurrency ?? deps.config.SETTLEMENT_CONCURRENCY),
   ];
 
+  // Webhooks: the relay enqueues on a connection that fails fast while Redis is down (its transaction must never
+  // wait on Redis; the deliveries stay in PostgreSQL until the next round), the workers deliver.
+  const relayConnection = new Redis(deps.config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  relayConnection.on('error', () => {});
+  const webhooks = new Queue(queues.webhooks, {
+    connection: relayConnection,
+    prefix,
+    defaultJobOptions: webhookJobOptions(deps.config),
+  });
+  webhooks.on('error', () => {});
+  const cipher = deps.cipher ?? createDataCipher(deps.config);
+  workers.push(startDeliveryWorker({ config: deps.config, db: deps.db, cipher, connection, log }));
+  const relay = startOutboxRelay({ config: deps.config, db: deps.db, queue: webhooks, log });
+
   const byName = { [queues.maintenance]: maintenance, [queues.settlement]: settlement };
   const upsertSchedulers = () =>
     Promise.all(
@@ -92,12 +110,13 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
   connection.on('ready', () => void upsertSchedulers());
 
   return {
-    queues: { maintenance, settlement },
+    queues: { maintenance, settlement, webhooks },
     close: async () => {
       stopping.abort();
+      await relay.close();
       await Promise.all(workers.map((worker) => worker.close()));
-      await Promise.all([maintenance.close(), settlement.close()]);
-      await connection.quit().catch(() => {});
+      await Promise.all([maintenance.close(), settlement.close(), webhooks.close()]);
+      await Promise.all([connection.quit().catch(() => {}), relayConnection.quit().catch(() => {})]);
     },
   };
 }

@@ -17,6 +17,9 @@ export const eventTypes = [
 ] as const;
 export type EventType = (typeof eventTypes)[number];
 
+/** The PostgreSQL channel the outbox relay listens on. */
+export const OUTBOX_CHANNEL = 'pps_outbox';
+
 export type ResourceData = { type: string; id: string; attributes: Record<string, unknown> };
 
 export type WriteEventInput = {
@@ -71,7 +74,9 @@ export async function writeEvents(tx: DbOrTx, inputs: WriteEventInput[]): Promis
     };
     return { id: newId('event'), sequence, input, payload, now };
   });
+  // The relay LISTENs on pps_outbox: the notification goes out when this transaction commits (same round trip).
   await tx.execute(sql`
+    with inserted as (
     insert into ${events} (id, account_id, type, resource_type, resource_id, sequence, payload, request_id, created_at)
     select id, account_id, type, resource_type, resource_id, sequence::int, payload::jsonb, request_id, created_at::timestamptz
     from unnest(
@@ -81,6 +86,8 @@ export async function writeEvents(tx: DbOrTx, inputs: WriteEventInput[]): Promis
       ${textArray(written.map((row) => JSON.stringify(row.payload)))},
       ${textArray(written.map((row) => row.input.requestId ?? null))},
       ${textArray(written.map((row) => row.now.toISOString()))}
-    ) as event(id, account_id, type, resource_type, resource_id, sequence, payload, request_id, created_at)`);
+    ) as event(id, account_id, type, resource_type, resource_id, sequence, payload, request_id, created_at)
+    returning 1)
+    select pg_notify(${OUTBOX_CHANNEL}, '') from (select count(*) from inserted) as done`);
   return written.map(({ id, sequence }) => ({ id, sequence }));
 }

@@ -8,6 +8,7 @@ import { z } from 'zod';
 export const queues = {
   maintenance: 'maintenance',
   settlement: 'settlement',
+  webhooks: 'webhooks',
 } as const;
 
 export const jobs = {
@@ -21,6 +22,12 @@ export const jobs = {
     queue: queues.settlement,
     name: 'settlement-pass',
     payload: z.object({ accountId: z.string().optional() }).strict(),
+  },
+  /** One webhook delivery (its id only: the payload is read from the outbox, never carried in Redis). */
+  webhookDelivery: {
+    queue: queues.webhooks,
+    name: 'webhook-delivery',
+    payload: z.object({ deliveryId: z.string() }).strict(),
   },
 } as const;
 

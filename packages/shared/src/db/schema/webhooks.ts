@@ -47,7 +47,7 @@ export const webhookDeliveries = pgTable(
     eventId: text('event_id').notNull(),
     status: text('status').$type<DeliveryStatus>().notNull().default('pending'),
     attempts: integer('attempts').notNull().default(0),
-    /** Redeliveries asked for: each one enqueues a job of its own (`<delivery id>:r<n>`). */
+    /** Redeliveries asked for: each one enqueues a job of its own (`<delivery id>-r<n>`). */
     redeliveries: integer('redeliveries').notNull().default(0),
     lastStatusCode: integer('last_status_code'),
     lastError: text('last_error'),

@@ -1,0 +1,111 @@
+import type { Db } from '@pps/shared/db';
+import { schema, textArray } from '@pps/shared/db';
+import { newId } from '@pps/shared/ids';
+import { jobs } from '@pps/shared/queues';
+import type { Queue } from 'bullmq';
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+
+const { events, webhookDeliveries, webhookEndpoints } = schema;
+
+export type RelayDeps = { db: Db; queue: Queue; batchSize: number };
+
+/** The job id of a delivery: its id, then `<id>-r<n>` for the n-th redelivery (BullMQ ids may not contain `:`) (a new job for a reopened one). */
+export const deliveryJobId = (delivery: { id: string; redeliveries: number }) =>
+  delivery.redeliveries === 0 ? delivery.id : `${delivery.id}-r${delivery.redeliveries}`;
+
+/**
+ * Fans unrelayed events out to the subscribed endpoints of their account, as delivery rows, in one transaction:
+ * the events are claimed with SKIP LOCKED (several relays never take the same one), the deliveries inserted with
+ * ON CONFLICT DO NOTHING (a relay that runs twice creates nothing twice), and the events marked relayed.
+ */
+export async function fanOut(deps: RelayDeps): Promise<number> {
+  return deps.db.transaction(async (tx) => {
+    const claimed = await tx
+      .select({ id: events.id, accountId: events.accountId, type: events.type })
+      .from(events)
+      .where(isNull(events.relayedAt))
+      .orderBy(asc(events.createdAt), asc(events.id))
+      .limit(deps.batchSize)
+      .for('update', { skipLocked: true });
+    if (claimed.length === 0) return 0;
+    const accountIds = [...new Set(claimed.map((event) => event.accountId))];
+    const endpoints = await tx
+      .select({ id: webhookEndpoints.id, accountId: webhookEndpoints.accountId, events: webhookEndpoints.events })
+      .from(webhookEndpoints)
+      .where(
+        and(
+          sql`${webhookEndpoints.accountId} = any(${textArray(accountIds)})`,
+          eq(webhookEndpoints.enabled, true),
+          isNull(webhookEndpoints.deletedAt),
+        ),
+      );
+    const deliveries = claimed.flatMap((event) =>
+      endpoints
+        .filter((endpoint) => endpoint.accountId === event.accountId)
+        .filter((endpoint) => endpoint.events.includes('*') || endpoint.events.includes(event.type))
+        .map((endpoint) => ({
+          id: newId('delivery'),
+          accountId: event.accountId,
+          endpointId: endpoint.id,
+          eventId: event.id,
+        })),
+    );
+    if (deliveries.length > 0) await tx.insert(webhookDeliveries).values(deliveries).onConflictDoNothing();
+    await tx
+      .update(events)
+      .set({ relayedAt: new Date() })
+      .where(sql`${events.id} = any(${textArray(claimed.map((event) => event.id))})`);
+    return claimed.length;
+  });
+}
+
+/**
+ * Enqueues the delivery jobs of pending deliveries not enqueued yet (new ones, reopened ones), then marks them,
+ * in one transaction. The job id is the delivery's: a relay that dies after enqueueing and before marking makes
+ * the next one add the same job ids, which BullMQ ignores. With Redis down, nothing is marked and the deliveries
+ * wait in PostgreSQL until it is back.
+ */
+export async function enqueueDeliveries(deps: RelayDeps): Promise<number> {
+  return deps.db.transaction(async (tx) => {
+    const due = await tx
+      .select({ id: webhookDeliveries.id, redeliveries: webhookDeliveries.redeliveries })
+      .from(webhookDeliveries)
+      .where(and(isNull(webhookDeliveries.enqueuedAt), eq(webhookDeliveries.status, 'pending')))
+      .orderBy(asc(webhookDeliveries.createdAt))
+      .limit(deps.batchSize)
+      .for('update', { skipLocked: true });
+    if (due.length === 0) return 0;
+    await deps.queue.addBulk(due.map(deliveryJob));
+    await tx
+      .update(webhookDeliveries)
+      .set({ enqueuedAt: new Date() })
+      .where(sql`${webhookDeliveries.id} = any(${textArray(due.map((delivery) => delivery.id))})`);
+    return due.length;
+  });
+}
+
+/**
+ * Re-enqueues pending deliveries whose job should have run a while ago (a Redis that lost its data, say). Adding
+ * a job id that still exists is ignored, so this never doubles a live job.
+ */
+export async function requeueStale(deps: RelayDeps, now = new Date()): Promise<number> {
+  const stale = await deps.db
+    .select({ id: webhookDeliveries.id, redeliveries: webhookDeliveries.redeliveries })
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.status, 'pending'),
+        sql`${webhookDeliveries.enqueuedAt} < ${new Date(now.getTime() - 120_000).toISOString()}::timestamptz`,
+        sql`coalesce(${webhookDeliveries.nextAttemptAt}, ${webhookDeliveries.enqueuedAt}) < ${new Date(now.getTime() - 60_000).toISOString()}::timestamptz`,
+      ),
+    )
+    .limit(deps.batchSize);
+  if (stale.length > 0) await deps.queue.addBulk(stale.map(deliveryJob));
+  return stale.length;
+}
+
+const deliveryJob = (delivery: { id: string; redeliveries: number }) => ({
+  name: jobs.webhookDelivery.name,
+  data: { deliveryId: delivery.id },
+  opts: { jobId: deliveryJobId(delivery) },
+});

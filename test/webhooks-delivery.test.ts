@@ -1,0 +1,223 @@
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMerchant } from './fixtures/merchants';
+import { createCardToken, createPayment, postPayment, refundBody, tokenv3Body } from './fixtures/payments';
+import { type Received, type Receiver, startReceiver } from './fixtures/receiver';
+import { type Credentials, createTestStack, type TestStack } from './harness';
+
+/**
+ * Webhook delivery end to end: events written by payments go through the outbox relay and the delivery workers
+ * (in this process, with a short retry schedule) to a real HTTP receiver, which verifies every signature with the
+ * `standardwebhooks` package.
+ */
+
+let stack: TestStack;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  stack = await createTestStack({
+    settlement: true,
+    env: { WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1', WEBHOOK_TIMEOUT_MS: '500', OUTBOX_POLL_INTERVAL_MS: '200' },
+  });
+});
+afterAll(async () => {
+  await stack?.close();
+  await receiver?.close();
+});
+
+type Setup = { creds: Credentials; merchantId: string; tokenId: string };
+
+async function account(): Promise<Setup> {
+  const creds = await stack.createAccount();
+  const [merchantId, tokenId] = await Promise.all([createMerchant(stack, creds), createCardToken(stack, creds)]);
+  return { creds, merchantId, tokenId };
+}
+
+/** Subscribes `path` of the receiver to `events` and returns the endpoint id and its secret (shown once). */
+async function subscribe(creds: Credentials, path: string, events: string[] = ['*']) {
+  const response = await stack.call('POST', '/webhooks', {
+    as: creds,
+    body: { data: { type: 'webhooks', attributes: { url: receiver.url(path), events } } },
+  });
+  if (response.status !== 201) throw new Error(`webhook creation failed: ${JSON.stringify(response.body)}`);
+  return { id: response.body.data.id as string, secret: response.body.data.attributes.secret as string };
+}
+
+async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (!done(value) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    value = await read();
+  }
+  if (!done(value)) throw new Error(`condition not met in time: ${JSON.stringify(value).slice(0, 500)}`);
+  return value;
+}
+
+const verified = (secret: string, request: Received) =>
+  new Webhook(secret).verify(request.body, {
+    'webhook-id': String(request.headers['webhook-id']),
+    'webhook-timestamp': String(request.headers['webhook-timestamp']),
+    'webhook-signature': String(request.headers['webhook-signature']),
+  }) as { type: string; data: { id: string; sequence: number; previousStatus: string | null; attributes: any } };
+
+const deliveryOf = async (eventId: string, endpointId: string) =>
+  (
+    await stack.sql`
+      select status, attempts, last_status_code, last_error from webhook_deliveries
+      where event_id = ${eventId} and endpoint_id = ${endpointId}`
+  )[0];
+
+describe('webhook delivery', () => {
+  it('delivers every event of the account, signed, in per-resource sequence, as GET shows the resource', async () => {
+    const { creds, merchantId, tokenId } = await account();
+    const endpoint = await subscribe(creds, '/all');
+    const other = await account();
+    const foreign = await subscribe(other.creds, '/foreign');
+
+    const payment = (await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId, amount: '1000' }))).body.data;
+    await postPayment(stack, creds, refundBody(payment.id, '300'));
+    await postPayment(stack, creds, refundBody(payment.id, '200'));
+    const requests = await until(
+      () => receiver.at('/all'),
+      (list) => list.filter((request) => request.body.includes(payment.id)).length >= 5,
+    );
+
+    const bodies = requests.map((request) => verified(endpoint.secret, request));
+    for (const request of requests) expect(request.headers['webhook-id']).toMatch(/^evt_/);
+    const ofPayment = bodies.filter((body) => body.data.id === payment.id);
+    expect(ofPayment.map((body) => [body.type, body.data.sequence, body.data.previousStatus])).toEqual(
+      expect.arrayContaining([
+        ['payment.created', 1, null],
+        ['payment.partially_refunded', 2, 'pending'],
+        ['payment.partially_refunded', 3, 'partial_refund'],
+      ]),
+    );
+    const latest = ofPayment.sort((a, b) => b.data.sequence - a.data.sequence)[0]!;
+    const current = await stack.call('GET', `/payments/${payment.id}`, { as: creds });
+    const { voidableUntil: _ignored, ...attributes } = current.body.data.attributes;
+    expect(latest.data.attributes).toMatchObject(attributes);
+    // Another account's endpoint hears nothing of this account.
+    expect(receiver.at('/foreign').some((request) => request.body.includes(payment.id))).toBe(false);
+    expect(foreign.id).not.toBe(endpoint.id);
+  });
+
+  it('subscribes by event type', async () => {
+    const { creds, merchantId, tokenId } = await account();
+    await subscribe(creds, '/refunds-only', ['payment.partially_refunded']);
+    const payment = (await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }))).body.data;
+    await postPayment(stack, creds, refundBody(payment.id, '100'));
+    const [request] = await until(
+      () => receiver.at('/refunds-only'),
+      (list) => list.length >= 1,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.at('/refunds-only')).toHaveLength(1);
+    expect(JSON.parse(request!.body).type).toBe('payment.partially_refunded');
+  });
+
+  it('retries after a 500 and after a timeout, with the same webhook-id, then succeeds', async () => {
+    const { creds, merchantId, tokenId } = await account();
+    receiver.answer('/flaky', (n) => (n === 1 ? { status: 500 } : n === 2 ? 'hang' : { status: 204 }));
+    const endpoint = await subscribe(creds, '/flaky', ['payment.created']);
+    const payment = (await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }))).body.data;
+    const requests = await until(
+      () => receiver.at('/flaky'),
+      (list) => list.length >= 3,
+    );
+    expect(new Set(requests.map((request) => request.headers['webhook-id'])).size).toBe(1);
+    for (const request of requests) expect(verified(endpoint.secret, request).data.id).toBe(payment.id);
+    const eventId = String(requests[0]!.headers['webhook-id']);
+    const delivery = await until(
+      () => deliveryOf(eventId, endpoint.id),
+      (row) => row?.status === 'succeeded',
+    );
+    expect(delivery).toMatchObject({ attempts: 3, last_status_code: 204 });
+    const attempts = await stack.sql`
+      select attempt, status_code, error from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
+      where d.event_id = ${eventId} order by attempt`;
+    expect(attempts.map((row) => [row.attempt, row.status_code])).toEqual([
+      [1, 500],
+      [2, null],
+      [3, 204],
+    ]);
+    expect(attempts[1]!.error).toContain('timed out');
+  });
+
+  it('honours Retry-After', async () => {
+    const { creds, merchantId, tokenId } = await account();
+    receiver.answer('/later', (n) => (n === 1 ? { status: 503, headers: { 'retry-after': '3' } } : { status: 200 }));
+    await subscribe(creds, '/later', ['payment.created']);
+    await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }));
+    const requests = await until(
+      () => receiver.at('/later'),
+      (list) => list.length >= 2,
+    );
+    expect(requests[1]!.at - requests[0]!.at).toBeGreaterThanOrEqual(2900);
+  });
+
+  it('disables the endpoint on 410 Gone, with a reason', async () => {
+    const { creds, merchantId, tokenId } = await account();
+    receiver.answer('/gone', () => ({ status: 410 }));
+    const endpoint = await subscribe(creds, '/gone', ['payment.created']);
+    await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }));
+    const shown = await until(
+      async () => (await stack.call('GET', `/webhooks/${endpoint.id}`, { as: creds })).body.data.attributes,
+      (attributes) => attributes.enabled === false,
+    );
+    expect(shown.disabledReason).toContain('410');
+    const [delivery] =
+      await stack.sql`select status, attempts from webhook_deliveries where endpoint_id = ${endpoint.id}`;
+    expect(delivery).toEqual({ status: 'failed', attempts: 1 });
+    // Disabled: the next event is not delivered.
+    await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }));
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(receiver.at('/gone')).toHaveLength(1);
+  });
+
+  it('signs with both secrets while a rotated one still signs', async () => {
+    const { creds, merchantId, tokenId } = await account();
+    const endpoint = await subscribe(creds, '/rotated', ['payment.created']);
+    const rotated = await stack.call('POST', `/webhooks/${endpoint.id}/rotate-secret`, { as: creds });
+    expect(rotated.status).toBe(200);
+    const newSecret = rotated.body.data.attributes.secret as string;
+    expect(newSecret).not.toBe(endpoint.secret);
+    await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }));
+    const [request] = await until(
+      () => receiver.at('/rotated'),
+      (list) => list.length >= 1,
+    );
+    expect(String(request!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verified(newSecret, request!).type).toBe('payment.created');
+    expect(verified(endpoint.secret, request!).type).toBe('payment.created');
+  });
+
+  it('fails after the last retry, and redelivery reopens the failed delivery', async () => {
+    const { creds, merchantId, tokenId } = await account();
+    let healthy = false;
+    receiver.answer('/down', () => (healthy ? { status: 200 } : { status: 500 }));
+    const endpoint = await subscribe(creds, '/down', ['payment.created']);
+    await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }));
+    const first = await until(
+      () => receiver.at('/down'),
+      (list) => list.length >= 1,
+    );
+    const eventId = String(first[0]!.headers['webhook-id']);
+    const failed = await until(
+      () => deliveryOf(eventId, endpoint.id),
+      (row) => row?.status === 'failed',
+    );
+    expect(failed).toMatchObject({ attempts: 4, last_status_code: 500 });
+
+    healthy = true;
+    const redeliver = await stack.call('POST', `/events/${eventId}/redeliver`, { as: creds });
+    expect(redeliver.status).toBe(202);
+    const done = await until(
+      () => deliveryOf(eventId, endpoint.id),
+      (row) => row?.status === 'succeeded',
+    );
+    expect(done!.attempts).toBe(5);
+    expect(receiver.at('/down').at(-1)!.headers['webhook-id']).toBe(eventId);
+  });
+});
