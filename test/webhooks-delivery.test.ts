@@ -221,3 +221,57 @@ describe('webhook delivery', () => {
     expect(receiver.at('/down').at(-1)!.headers['webhook-id']).toBe(eventId);
   });
 });
+
+describe('no head-of-line blocking', () => {
+  let small: TestStack;
+  beforeAll(async () => {
+    // Few worker slots, at most two per endpoint: a dead receiver must still leave room for everyone else.
+    small = await createTestStack({
+      settlement: true,
+      env: {
+        WEBHOOK_CONCURRENCY: '4',
+        WEBHOOK_ENDPOINT_CONCURRENCY: '2',
+        WEBHOOK_RETRY_SCHEDULE_SECONDS: '60',
+        WEBHOOK_TIMEOUT_MS: '3000',
+        OUTBOX_POLL_INTERVAL_MS: '200',
+      },
+    });
+  });
+  afterAll(() => small?.close());
+
+  it("a receiver that never answers does not delay another account's deliveries", async () => {
+    const setup = async () => {
+      const creds = await small.createAccount();
+      const [merchantId, tokenId] = await Promise.all([createMerchant(small, creds), createCardToken(small, creds)]);
+      return { creds, merchantId, tokenId };
+    };
+    const slow = await setup();
+    const fast = await setup();
+    receiver.answer('/dead', () => 'hang');
+    for (const [who, path] of [
+      [slow, '/dead'],
+      [fast, '/alive'],
+    ] as const) {
+      const created = await small.call('POST', '/webhooks', {
+        as: who.creds,
+        body: { data: { type: 'webhooks', attributes: { url: receiver.url(path), events: ['payment.created'] } } },
+      });
+      expect(created.status).toBe(201);
+    }
+    for (let i = 0; i < 10; i++) await createPayment(small, slow.creds, tokenv3Body(slow));
+    await until(
+      () => receiver.at('/dead'),
+      (list) => list.length >= 2,
+    );
+    const started = Date.now();
+    await createPayment(small, fast.creds, tokenv3Body(fast));
+    await until(
+      () => receiver.at('/alive'),
+      (list) => list.length >= 1,
+      2500,
+    );
+    // Delivered while the dead receiver still holds its two slots (each attempt waits 3 s to time out).
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(receiver.at('/dead').length).toBeLessThanOrEqual(4);
+  });
+});

@@ -12,3 +12,10 @@ export type ServiceContext = CallerContext & {
   clock: Clock;
   log: Logger;
 };
+
+/**
+ * The wall clock behind the account's sandbox clock, for what runs in real time whatever the sandbox says:
+ * idempotency-key expiry, webhook timestamps and secret rotation.
+ */
+export const wallClockNow = (ctx: Pick<ServiceContext, 'clock' | 'clockOffsetSeconds'>) =>
+  new Date(ctx.clock.now().getTime() - ctx.clockOffsetSeconds * 1000);

@@ -1,11 +1,11 @@
 import type { RedeliverInput } from '@pps/shared/contract';
 import { withTransaction } from '@pps/shared/db';
-import type { ServiceContext } from '@pps/shared/http';
+import { type ServiceContext, wallClockNow } from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
 import { type DeliveryView, reopenDeliveries, withAttempts } from '../webhooks/deliveries.repository';
 import { webhookErrors, webhookPointers } from '../webhooks/webhooks.errors';
 import { redeliveryTargets } from '../webhooks/webhooks.repository';
-import { ownedEndpoint, realNow } from '../webhooks/webhooks.usecases';
+import { ownedEndpoint } from '../webhooks/webhooks.usecases';
 import { eventErrors } from './events.errors';
 import { type EventRow, findEvent, listEvents, notifyOutbox } from './events.repository';
 
@@ -60,7 +60,7 @@ export async function redeliverEvent({
       accountId: event.accountId,
       eventId: event.id,
       endpointIds,
-      now: realNow(ctx),
+      now: wallClockNow(ctx),
     });
     if (deliveries.length > 0) await notifyOutbox(tx);
     ctx.log.info(

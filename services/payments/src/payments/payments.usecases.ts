@@ -1,6 +1,6 @@
 import type { CreatePaymentBody } from '@pps/shared/contract';
 import type { Tx } from '@pps/shared/db';
-import type { ServiceContext } from '@pps/shared/http';
+import { type ServiceContext, wallClockNow } from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
 import { finalPaymentStatuses, type PaymentStatus, paymentStatuses, paymentTransitions } from '@pps/shared/states';
 import { debitAch } from '../ach/ach.usecase';
@@ -38,9 +38,6 @@ function operationFor(
   }
 }
 
-/** The wall clock behind the account's sandbox clock: idempotency keys expire in real time. */
-const realNow = (ctx: ServiceContext) => new Date(ctx.clock.now().getTime() - ctx.clockOffsetSeconds * 1000);
-
 /**
  * POST /payments: the operation chosen by `paymentType`, idempotent per account when `requestId` is given.
  * `raw` is the request's `data` as sent, fingerprinted to tell a replay from a reused key.
@@ -63,7 +60,7 @@ export async function createPayment({
     data: raw as { requestId?: unknown },
     requestId: input.requestId,
     ttlDays: ctx.config.IDEMPOTENCY_TTL_DAYS,
-    now: realNow(ctx),
+    now: wallClockNow(ctx),
     operation,
   });
 }

@@ -2,7 +2,7 @@ import type { WebhookCreateInput, WebhookUpdateInput } from '@pps/shared/contrac
 import type { FieldCipher } from '@pps/shared/crypto';
 import { withTransaction } from '@pps/shared/db';
 import { writeEvent } from '@pps/shared/events';
-import type { ServiceContext } from '@pps/shared/http';
+import { type ServiceContext, wallClockNow } from '@pps/shared/http';
 import { isId, newId } from '@pps/shared/ids';
 import { newWebhookSecret, webhookTargetProblem } from '@pps/shared/webhooks';
 import { eventErrors } from '../events/events.errors';
@@ -19,11 +19,8 @@ import {
   type WebhookEndpointChanges,
 } from './webhooks.repository';
 
-/**
- * Webhooks live in real time, not the account's sandbox clock: the delivery workers sign, retry and expire
- * rotated secrets by the wall clock (DESIGN §12: event timestamps use real time).
- */
-export const realNow = (ctx: ServiceContext) => new Date(ctx.clock.now().getTime() - ctx.clockOffsetSeconds * 1000);
+// Webhooks live in real time, not the account's sandbox clock: the delivery workers sign, retry and expire
+// rotated secrets by the wall clock (DESIGN §12: event timestamps use real time), hence wallClockNow.
 
 /** A blank description is no description. */
 const descriptionOf = (value: string | null | undefined) => (value ? value : null);
@@ -62,7 +59,7 @@ export async function createWebhook({
 }): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   await assertSafeTarget(ctx, input.url);
   const secret = newWebhookSecret();
-  const now = realNow(ctx);
+  const now = wallClockNow(ctx);
   const endpoint = await insertEndpoint(ctx.db, {
     id: newId('webhook'),
     accountId: ctx.accountId,
@@ -105,7 +102,7 @@ export async function updateWebhook({
   const { id, attributes } = input;
   await ownedEndpoint(ctx, id);
   if (attributes.url !== undefined) await assertSafeTarget(ctx, attributes.url);
-  const changes: WebhookEndpointChanges = { updatedAt: realNow(ctx) };
+  const changes: WebhookEndpointChanges = { updatedAt: wallClockNow(ctx) };
   if (attributes.url !== undefined) changes.url = attributes.url;
   if (attributes.events !== undefined) changes.events = attributes.events;
   if (attributes.description !== undefined) changes.description = descriptionOf(attributes.description);
@@ -120,7 +117,7 @@ export async function updateWebhook({
 /** DELETE /webhooks/{id}: a soft delete; the endpoint answers 404 from then on and receives nothing more. */
 export async function deleteWebhook({ ctx, input }: { ctx: ServiceContext; input: { id: string } }): Promise<void> {
   await ownedEndpoint(ctx, input.id);
-  const now = realNow(ctx);
+  const now = wallClockNow(ctx);
   const endpoint = await updateEndpoint(ctx.db, input.id, { deletedAt: now, updatedAt: now });
   if (!endpoint) throw webhookErrors.notFound(input.id);
   ctx.log.info({ webhookId: input.id }, 'webhook endpoint deleted');
@@ -143,7 +140,7 @@ export async function rotateWebhookSecret({
   return withTransaction(ctx.db, async (tx) => {
     const current = await ownedEndpoint({ ...ctx, db: tx }, input.id, { lock: true });
     const secret = newWebhookSecret();
-    const now = realNow(ctx);
+    const now = wallClockNow(ctx);
     const endpoint = await updateEndpoint(tx, current.id, {
       secretEnc: cipher.encrypt(secret),
       previousSecretEnc: current.secretEnc,
@@ -166,7 +163,7 @@ export async function sendTestEvent({ ctx, input }: { ctx: ServiceContext; input
   return withTransaction(ctx.db, async (tx) => {
     const endpoint = await ownedEndpoint({ ...ctx, db: tx }, input.id, { lock: true });
     if (!endpoint.enabled) throw webhookErrors.disabled(endpoint.id);
-    const now = realNow(ctx);
+    const now = wallClockNow(ctx);
     const written = await writeEvent(tx, {
       accountId: endpoint.accountId,
       type: 'webhook.test',
