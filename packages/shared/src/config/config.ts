@@ -103,7 +103,7 @@ export const configSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(50),
   /** Deliveries in flight to one endpoint per worker process, so a slow receiver never holds every slot. */
-  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(10),
   WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number().min(0).max(168).default(24),
   /** How often the outbox relay looks for events when no NOTIFY woke it. */
   OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),

@@ -23,11 +23,11 @@ export const jobs = {
     name: 'settlement-pass',
     payload: z.object({ accountId: z.string().optional() }).strict(),
   },
-  /** One webhook delivery (its id only: the payload is read from the outbox, never carried in Redis). */
+  /** One webhook delivery (ids only: the payload is read from the outbox, never carried in Redis). */
   webhookDelivery: {
     queue: queues.webhooks,
     name: 'webhook-delivery',
-    payload: z.object({ deliveryId: z.string() }).strict(),
+    payload: z.object({ deliveryId: z.string(), endpointId: z.string() }).strict(),
   },
 } as const;
 

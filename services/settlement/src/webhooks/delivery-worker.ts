@@ -5,7 +5,11 @@ import type { Logger } from '@pps/shared/logger';
 import { jobs, queues } from '@pps/shared/queues';
 import { DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq';
 import type Redis from 'ioredis';
-import { attemptDelivery, endpointOf } from './delivery';
+import { attemptDelivery } from './delivery';
+import { EndpointSlots } from './endpoint-slots';
+
+/** How long a delivery waits for a slot of its endpoint before stepping aside (delayed, not failed). */
+const SLOT_WAIT_MS = 100;
 
 /** A delivery to try again later: the delay is the schedule's (with jitter) or the receiver's Retry-After. */
 export class RetryLater extends Error {
@@ -29,8 +33,9 @@ export const webhookJobOptions = (config: Config) => ({
 
 /**
  * Webhook delivery workers (WEBHOOK_CONCURRENCY at once). No head-of-line blocking: at most
- * WEBHOOK_ENDPOINT_CONCURRENCY deliveries to one endpoint are in flight per process; a job for a busy endpoint
- * steps aside (delayed a moment) so a slow or dead receiver never holds the slots other endpoints need.
+ * WEBHOOK_ENDPOINT_CONCURRENCY deliveries to one endpoint are in flight per process; a job for an endpoint whose
+ * slots stay busy past a short wait steps aside (delayed a moment), so a slow or dead receiver never holds the
+ * slots other endpoints need, while a fast one keeps its deliveries flowing.
  */
 export function startDeliveryWorker(deps: {
   config: Config;
@@ -40,28 +45,22 @@ export function startDeliveryWorker(deps: {
   log: Logger;
 }) {
   const log = deps.log.child({ module: 'webhook-delivery' });
-  const inFlight = new Map<string, number>();
+  const slots = new EndpointSlots(deps.config.WEBHOOK_ENDPOINT_CONCURRENCY);
   const worker = new Worker(
     queues.webhooks,
     async (job: Job, token?: string) => {
       const parsed = jobs.webhookDelivery.payload.safeParse(job.data);
       if (!parsed.success) throw new UnrecoverableError(`invalid payload for ${job.name}`);
-      const { deliveryId } = parsed.data;
-      const endpointId = await endpointOf(deps.db, deliveryId);
-      if (!endpointId) return;
-      const busy = inFlight.get(endpointId) ?? 0;
-      if (busy >= deps.config.WEBHOOK_ENDPOINT_CONCURRENCY) {
-        await job.moveToDelayed(Date.now() + 200 + Math.floor(Math.random() * 300), token);
+      const { deliveryId, endpointId } = parsed.data;
+      if (!(await slots.acquire(endpointId, SLOT_WAIT_MS))) {
+        await job.moveToDelayed(Date.now() + 500 + Math.floor(Math.random() * 500), token);
         throw new DelayedError();
       }
-      inFlight.set(endpointId, busy + 1);
       try {
         const outcome = await attemptDelivery(deps, { deliveryId });
         if (outcome.kind === 'retry') throw new RetryLater(outcome.retryInMs, outcome.reason);
       } finally {
-        const left = (inFlight.get(endpointId) ?? 1) - 1;
-        if (left === 0) inFlight.delete(endpointId);
-        else inFlight.set(endpointId, left);
+        slots.release(endpointId);
       }
     },
     {

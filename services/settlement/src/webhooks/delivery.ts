@@ -110,32 +110,26 @@ export async function attemptDelivery(deps: DeliveryDeps, input: { deliveryId: s
   const gone = statusCode === 410;
   const retryInMs = ok || gone || finalAttempt ? null : retryDelayMs(deps.config, attempt, retryAfter);
 
-  await deps.db.transaction(async (tx) => {
-    await tx.insert(webhookAttempts).values({ deliveryId: delivery.id, attempt, statusCode, latencyMs, error });
-    const now = new Date();
-    await tx
-      .update(webhookDeliveries)
-      .set({
-        attempts: sql`${webhookDeliveries.attempts} + 1`,
-        lastStatusCode: statusCode,
-        lastError: error,
-        status: retryInMs === null ? (ok ? 'succeeded' : 'failed') : 'pending',
-        nextAttemptAt: retryInMs === null ? null : new Date(now.getTime() + retryInMs),
-        completedAt: retryInMs === null ? now : null,
-        updatedAt: now,
-      })
-      .where(eq(webhookDeliveries.id, delivery.id));
-    if (gone) {
-      await tx
-        .update(webhookEndpoints)
-        .set({
-          enabled: false,
-          disabledReason: `The receiver answered 410 Gone on ${now.toISOString()}`,
-          updatedAt: now,
-        })
-        .where(eq(webhookEndpoints.id, endpoint.id));
-    }
-  });
+  const now = new Date();
+  const status = retryInMs === null ? (ok ? 'succeeded' : 'failed') : 'pending';
+  const nextAttemptAt = retryInMs === null ? null : new Date(now.getTime() + retryInMs).toISOString();
+  // The attempt and the delivery's new state in one statement (atomic without a transaction, one round trip).
+  await deps.db.execute(sql`
+    with attempt as (
+      insert into ${webhookAttempts} (delivery_id, attempt, status_code, latency_ms, error)
+      values (${delivery.id}, ${attempt}, ${statusCode}, ${latencyMs}, ${error})
+    )
+    update ${webhookDeliveries}
+    set attempts = attempts + 1, last_status_code = ${statusCode}, last_error = ${error}, status = ${status},
+      next_attempt_at = ${nextAttemptAt}::timestamptz, completed_at = ${retryInMs === null ? now.toISOString() : null}::timestamptz,
+      updated_at = ${now.toISOString()}::timestamptz
+    where id = ${delivery.id}`);
+  if (gone) {
+    await deps.db
+      .update(webhookEndpoints)
+      .set({ enabled: false, disabledReason: `The receiver answered 410 Gone on ${now.toISOString()}`, updatedAt: now })
+      .where(eq(webhookEndpoints.id, endpoint.id));
+  }
   if (retryInMs !== null) return { kind: 'retry', retryInMs, reason: error ?? 'not delivered' };
   return { kind: 'done', status: ok ? 'succeeded' : 'failed' };
 }
@@ -146,13 +140,4 @@ async function finish(deps: DeliveryDeps, deliveryId: string, status: 'failed', 
     .update(webhookDeliveries)
     .set({ status, lastError: reason, completedAt: now, nextAttemptAt: null, updatedAt: now })
     .where(eq(webhookDeliveries.id, deliveryId));
-}
-
-/** The endpoint of a delivery, for the per-endpoint concurrency limit (null when the delivery is gone). */
-export async function endpointOf(db: Db, deliveryId: string): Promise<string | null> {
-  const [row] = await db
-    .select({ endpointId: webhookDeliveries.endpointId })
-    .from(webhookDeliveries)
-    .where(eq(webhookDeliveries.id, deliveryId));
-  return row?.endpointId ?? null;
 }

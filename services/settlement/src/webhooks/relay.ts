@@ -9,6 +9,12 @@ const { events, webhookDeliveries, webhookEndpoints } = schema;
 
 export type RelayDeps = { db: Db; queue: Queue; batchSize: number };
 
+const jobColumns = {
+  id: webhookDeliveries.id,
+  endpointId: webhookDeliveries.endpointId,
+  redeliveries: webhookDeliveries.redeliveries,
+};
+
 /** The job id of a delivery: its id, then `<id>-r<n>` for the n-th redelivery (BullMQ ids may not contain `:`) (a new job for a reopened one). */
 export const deliveryJobId = (delivery: { id: string; redeliveries: number }) =>
   delivery.redeliveries === 0 ? delivery.id : `${delivery.id}-r${delivery.redeliveries}`;
@@ -68,7 +74,7 @@ export async function fanOut(deps: RelayDeps): Promise<number> {
 export async function enqueueDeliveries(deps: RelayDeps): Promise<number> {
   return deps.db.transaction(async (tx) => {
     const due = await tx
-      .select({ id: webhookDeliveries.id, redeliveries: webhookDeliveries.redeliveries })
+      .select(jobColumns)
       .from(webhookDeliveries)
       .where(and(isNull(webhookDeliveries.enqueuedAt), eq(webhookDeliveries.status, 'pending')))
       .orderBy(asc(webhookDeliveries.createdAt))
@@ -90,7 +96,7 @@ export async function enqueueDeliveries(deps: RelayDeps): Promise<number> {
  */
 export async function requeueStale(deps: RelayDeps, now = new Date()): Promise<number> {
   const stale = await deps.db
-    .select({ id: webhookDeliveries.id, redeliveries: webhookDeliveries.redeliveries })
+    .select(jobColumns)
     .from(webhookDeliveries)
     .where(
       and(
@@ -104,8 +110,8 @@ export async function requeueStale(deps: RelayDeps, now = new Date()): Promise<n
   return stale.length;
 }
 
-const deliveryJob = (delivery: { id: string; redeliveries: number }) => ({
+const deliveryJob = (delivery: { id: string; endpointId: string; redeliveries: number }) => ({
   name: jobs.webhookDelivery.name,
-  data: { deliveryId: delivery.id },
+  data: { deliveryId: delivery.id, endpointId: delivery.endpointId },
   opts: { jobId: deliveryJobId(delivery) },
 });
