@@ -1,4 +1,4 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 
 /** A TCP port free on loopback right now (for a process the test starts). */
@@ -18,4 +18,18 @@ export function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTE
     child.once('exit', () => resolve());
     child.kill(signal);
   });
+}
+
+/** Spawns child processes and remembers the live ones, so a test file can kill whatever is left at the end. */
+export function processTracker() {
+  const children = new Set<ChildProcess>();
+  return {
+    spawn(command: string, args: string[], env: Record<string, string> = {}): ChildProcess {
+      const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+      children.add(child);
+      child.once('exit', () => children.delete(child));
+      return child;
+    },
+    killAll: () => Promise.all([...children].map((child) => stopProcess(child, 'SIGKILL'))),
+  };
 }

@@ -1,9 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from './fixtures/merchants';
 import { type Credentials, createTestStack, type TestStack } from './harness';
-import { freePort, stopProcess } from './processes';
+import { freePort, processTracker, stopProcess } from './processes';
 
 /**
  * Settlement workers as real processes (`npm run start:settlement`'s entry point) against real PostgreSQL and
@@ -14,7 +13,6 @@ import { freePort, stopProcess } from './processes';
 let stack: TestStack;
 let creds: Credentials;
 let merchantId: string;
-const children = new Set<ChildProcess>();
 
 beforeAll(async () => {
   stack = await createTestStack();
@@ -23,16 +21,12 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all([...children].map((child) => stopProcess(child, 'SIGKILL')));
+  await processes.killAll();
   await stack?.close();
 });
 
-function spawnTracked(command: string, args: string[], env: Record<string, string> = {}) {
-  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  return child;
-}
+const processes = processTracker();
+const spawnTracked = processes.spawn;
 
 /** A settlement process on this file's database, polling every second, in small batches. */
 const settlementProcess = (env: Record<string, string>) =>

@@ -1,5 +1,8 @@
+import { newId } from '@pps/shared/ids';
+import { jobs } from '@pps/shared/queues';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requeueStale } from '../services/settlement/src/webhooks/relay';
 import { createMerchant } from './fixtures/merchants';
 import { createCardToken, createPayment, postPayment, refundBody, tokenv3Body } from './fixtures/payments';
 import { type Received, type Receiver, startReceiver } from './fixtures/receiver';
@@ -273,5 +276,41 @@ describe('no head-of-line blocking', () => {
     // Delivered while the dead receiver still holds its two slots (each attempt waits 3 s to time out).
     expect(Date.now() - started).toBeLessThan(2500);
     expect(receiver.at('/dead').length).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('the stale sweep', () => {
+  it('gives a pending delivery whose job BullMQ gave up on a new job, and it is delivered', async () => {
+    const { creds, merchantId, tokenId } = await account();
+    const payment = (await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }))).body.data;
+    const [event] = await stack.sql`select id from events where resource_id = ${payment.id}`;
+    const endpoint = await subscribe(creds, '/sweep', ['payment.created']);
+    // A delivery the relay enqueued long ago, whose job then failed for good (here: a payload it cannot read).
+    const deliveryId = newId('delivery');
+    await stack.sql`
+      insert into webhook_deliveries (id, account_id, endpoint_id, event_id, status, enqueued_at, created_at, updated_at)
+      values (${deliveryId}, ${creds.accountId}, ${endpoint.id}, ${event!.id}, 'pending',
+        now() - interval '10 minutes', now() - interval '10 minutes', now() - interval '10 minutes')`;
+    const queue = stack.settlement!.queues.webhooks;
+    const broken = await queue.add(jobs.webhookDelivery.name, { deliveryId }, { jobId: deliveryId });
+    await until(
+      () => broken.getState(),
+      (state) => state === 'failed',
+    );
+
+    expect(await requeueStale({ db: stack.db, queue, batchSize: 100 })).toBeGreaterThanOrEqual(1);
+    const [request] = await until(
+      () => receiver.at('/sweep'),
+      (list) => list.length >= 1,
+    );
+    expect(verified(endpoint.secret, request!).data.id).toBe(payment.id);
+    expect(
+      await until(
+        () => deliveryOf(event!.id, endpoint.id),
+        (row) => row?.status === 'succeeded',
+      ),
+    ).toMatchObject({
+      attempts: 1,
+    });
   });
 });

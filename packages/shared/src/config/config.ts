@@ -104,6 +104,8 @@ export const configSchema = z.object({
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(50),
   /** Deliveries in flight to one endpoint per worker process, so a slow receiver never holds every slot. */
   WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(10),
+  /** BullMQ lock of a delivery job: a worker that dies mid-delivery has its job retried after about twice this. */
+  WEBHOOK_JOB_LOCK_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number().min(0).max(168).default(24),
   /** How often the outbox relay looks for events when no NOTIFY woke it. */
   OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),

@@ -67,6 +67,11 @@ export function startDeliveryWorker(deps: {
       connection: deps.connection,
       prefix: deps.config.QUEUE_PREFIX,
       concurrency: deps.config.WEBHOOK_CONCURRENCY,
+      // The lock is renewed while a delivery runs (up to WEBHOOK_TIMEOUT_MS); a dead worker's job is retried
+      // once the lock lapses and the stalled check sees it.
+      lockDuration: deps.config.WEBHOOK_JOB_LOCK_MS,
+      stalledInterval: deps.config.WEBHOOK_JOB_LOCK_MS,
+      maxStalledCount: 3,
       settings: {
         backoffStrategy: (_attempts: number, _type?: string, error?: Error) =>
           error instanceof RetryLater ? error.delayMs : 1000,

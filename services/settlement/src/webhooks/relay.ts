@@ -27,7 +27,7 @@ export const deliveryJobId = (delivery: { id: string; redeliveries: number }) =>
 export async function fanOut(deps: RelayDeps): Promise<number> {
   return deps.db.transaction(async (tx) => {
     const claimed = await tx
-      .select({ id: events.id, accountId: events.accountId, type: events.type })
+      .select({ id: events.id, accountId: events.accountId, type: events.type, createdAt: events.createdAt })
       .from(events)
       .where(isNull(events.relayedAt))
       .orderBy(asc(events.createdAt), asc(events.id))
@@ -36,7 +36,12 @@ export async function fanOut(deps: RelayDeps): Promise<number> {
     if (claimed.length === 0) return 0;
     const accountIds = [...new Set(claimed.map((event) => event.accountId))];
     const endpoints = await tx
-      .select({ id: webhookEndpoints.id, accountId: webhookEndpoints.accountId, events: webhookEndpoints.events })
+      .select({
+        id: webhookEndpoints.id,
+        accountId: webhookEndpoints.accountId,
+        events: webhookEndpoints.events,
+        createdAt: webhookEndpoints.createdAt,
+      })
       .from(webhookEndpoints)
       .where(
         and(
@@ -48,6 +53,8 @@ export async function fanOut(deps: RelayDeps): Promise<number> {
     const deliveries = claimed.flatMap((event) =>
       endpoints
         .filter((endpoint) => endpoint.accountId === event.accountId)
+        // An endpoint hears what happened after it subscribed, even when the relay catches up late.
+        .filter((endpoint) => endpoint.createdAt <= event.createdAt)
         .filter((endpoint) => endpoint.events.includes('*') || endpoint.events.includes(event.type))
         .map((endpoint) => ({
           id: newId('delivery'),
@@ -91,8 +98,10 @@ export async function enqueueDeliveries(deps: RelayDeps): Promise<number> {
 }
 
 /**
- * Re-enqueues pending deliveries whose job should have run a while ago (a Redis that lost its data, say). Adding
- * a job id that still exists is ignored, so this never doubles a live job.
+ * Re-enqueues pending deliveries whose job should have run a while ago: a Redis that lost its data, or a job
+ * BullMQ gave up on while the delivery still waits (database errors used up its attempts, a worker killed twice
+ * mid-job). A job that finished (failed or completed) is removed first, since adding an id that still exists is
+ * ignored; a live one (waiting, delayed, active) is left alone, so this never doubles a delivery in flight.
  */
 export async function requeueStale(deps: RelayDeps, now = new Date()): Promise<number> {
   const stale = await deps.db
@@ -106,6 +115,11 @@ export async function requeueStale(deps: RelayDeps, now = new Date()): Promise<n
       ),
     )
     .limit(deps.batchSize);
+  for (const delivery of stale) {
+    const job = await deps.queue.getJob(deliveryJobId(delivery));
+    const state = job ? await job.getState() : 'missing';
+    if (job && (state === 'failed' || state === 'completed')) await job.remove();
+  }
   if (stale.length > 0) await deps.queue.addBulk(stale.map(deliveryJob));
   return stale.length;
 }
