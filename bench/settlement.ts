@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createDatabase, runMigrations } from '@pps/shared/db';
+import { createDatabase } from '@pps/shared/db';
 import { newId } from '@pps/shared/ids';
-import postgres from 'postgres';
 import { createAccount } from '../services/gateway/src/admin/accounts.usecases';
+import { freshDatabase } from './fresh-database';
 
 /**
  * `npm run bench:settlement`: seeds BENCH_SETTLEMENT_COUNT (default 100,000) card payments with their capture
@@ -16,13 +16,7 @@ const COUNT = Number(process.env.BENCH_SETTLEMENT_COUNT ?? 100_000);
 const BATCH = process.env.BENCH_SETTLEMENT_BATCH ?? '1000';
 const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/pps_bench_settlement';
 
-// A fresh database each run, so one run's rows never slow the next.
-const name = new URL(url).pathname.slice(1);
-const admin = postgres(Object.assign(new URL(url), { pathname: '/postgres' }).toString(), { onnotice: () => {} });
-await admin.unsafe(`drop database if exists "${name}" with (force)`);
-await admin.unsafe(`create database "${name}"`);
-await admin.end();
-await runMigrations(url);
+await freshDatabase(url); // each run starts from nothing, so one run's rows never slow the next
 const database = createDatabase(url, { max: 4 });
 const { sql } = database;
 const account = await createAccount(database.db, { name: `settlement bench ${Date.now()}` });

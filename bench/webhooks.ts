@@ -3,12 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { loadConfig } from '@pps/shared/config';
 import { FieldCipher } from '@pps/shared/crypto';
-import { createDatabase, runMigrations, schema } from '@pps/shared/db';
+import { createDatabase, schema } from '@pps/shared/db';
 import { writeEvents } from '@pps/shared/events';
 import { newId } from '@pps/shared/ids';
 import { newWebhookSecret } from '@pps/shared/webhooks';
-import postgres from 'postgres';
 import { createAccount } from '../services/gateway/src/admin/accounts.usecases';
+import { freshDatabase } from './fresh-database';
 
 /**
  * `npm run bench:webhooks`: BENCH_WEBHOOK_EVENTS (default 10,000) events written to the outbox in transactions of
@@ -21,12 +21,7 @@ import { createAccount } from '../services/gateway/src/admin/accounts.usecases';
 const COUNT = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
 const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/pps_bench_webhooks';
 
-const name = new URL(url).pathname.slice(1);
-const admin = postgres(Object.assign(new URL(url), { pathname: '/postgres' }).toString(), { onnotice: () => {} });
-await admin.unsafe(`drop database if exists "${name}" with (force)`);
-await admin.unsafe(`create database "${name}"`);
-await admin.end();
-await runMigrations(url);
+await freshDatabase(url); // each run starts from nothing, so one run's rows never slow the next
 
 const config = loadConfig({ ...process.env, NODE_ENV: 'test', DATABASE_URL: url });
 const database = createDatabase(url, { max: 4 });
