@@ -6,6 +6,7 @@ import {
   OPERATOR_ACCOUNT_ID,
   onError,
   requestId,
+  textGuard,
   validationHook,
 } from '@pps/shared/http';
 import { createMetrics, type Metrics, registerQueueMetrics } from '@pps/shared/metrics';
@@ -60,6 +61,8 @@ export function createGatewayApp(deps: GatewayDeps, metrics: Metrics = createMet
     );
   });
   app.use('*', jsonBodyGuard());
+  // The gateway's own routes; the services check what is forwarded to them (no second parse on that path).
+  for (const own of ['/admin/*', '/auth/*', '/sandbox/*']) app.use(own, textGuard());
 
   const authenticated: MiddlewareHandler<GatewayEnv> = async (c, next) => {
     const signingKeys = deps.config.TOKEN_SIGNING_KEYS;

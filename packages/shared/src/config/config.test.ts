@@ -31,3 +31,13 @@ describe('config', () => {
     expect(config.TOKEN_SIGNING_KEYS.map((key) => key.id)).toEqual(['new', 'old']);
   });
 });
+
+describe('PUBLIC_BASE_URL', () => {
+  it('follows PORT unless it is set', () => {
+    expect(loadConfig({}).PUBLIC_BASE_URL).toBe('http://localhost:8080');
+    expect(loadConfig({ PORT: '9090' }).PUBLIC_BASE_URL).toBe('http://localhost:9090');
+    expect(loadConfig({ PORT: '9090', PUBLIC_BASE_URL: 'https://api.example.com/' }).PUBLIC_BASE_URL).toBe(
+      'https://api.example.com',
+    );
+  });
+});

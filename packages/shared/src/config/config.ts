@@ -49,11 +49,12 @@ export const configSchema = z.object({
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
   /** Hash-tagged, so every key of a queue lands in one Redis Cluster slot. */
   QUEUE_PREFIX: z.string().min(1).default('{pps}'),
+  /** Defaults to http://localhost:<PORT> (set after parsing, so it follows PORT). */
   PUBLIC_BASE_URL: z
     .string()
     .url()
-    .default('http://localhost:8080')
-    .transform((url) => url.replace(/\/+$/, '')),
+    .optional()
+    .transform((url) => url?.replace(/\/+$/, '')),
   PAYMENTS_URL: z.string().url().optional(),
   MERCHANTS_URL: z.string().url().optional(),
   ADMIN_TOKEN: z.string().min(16).default(DEV_DEFAULTS.ADMIN_TOKEN),
@@ -111,7 +112,7 @@ export const configSchema = z.object({
   OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
 });
 
-export type Config = z.infer<typeof configSchema>;
+export type Config = Omit<z.infer<typeof configSchema>, 'PUBLIC_BASE_URL'> & { PUBLIC_BASE_URL: string };
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -129,7 +130,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration: production refuses default secrets; set ${defaulted.join(', ')}`);
   }
   const warnings = defaulted.map((name) => `${name} is not set: using the development default (never in production)`);
-  return { ...parsed.data, warnings };
+  const publicBaseUrl = parsed.data.PUBLIC_BASE_URL ?? `http://localhost:${parsed.data.PORT}`;
+  return { ...parsed.data, PUBLIC_BASE_URL: publicBaseUrl, warnings };
 }
 
 /** Convenience for tests: a config with overrides, no warnings printed. */

@@ -6,3 +6,4 @@ export * from './middleware';
 export * from './on-error';
 export * from './pagination';
 export * from './service-app';
+export * from './text-guard';

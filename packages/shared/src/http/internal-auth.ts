@@ -1,5 +1,5 @@
 import { hmacSha256, safeEqual } from '../crypto';
-import { unauthorized } from './errors';
+import { ApiError } from './errors';
 
 /** What the gateway vouches for on every call it forwards to a service. */
 export type CallerContext = {
@@ -60,19 +60,25 @@ export function verifyInternal(
   const offset = headers.get(INTERNAL_HEADERS.clockOffset);
   const requestId = headers.get(INTERNAL_HEADERS.requestId);
   if (!signature || !timestamp || !accountId || !appId || offset == null || !requestId) {
-    throw unauthorized('internal_signature_missing', 'This service is reached through the gateway only');
+    throw refused('internal_signature_missing', 'This service is reached through the gateway only');
   }
   const age = now - Number(timestamp);
   if (!Number.isFinite(age) || Math.abs(age) > INTERNAL_SIGNATURE_MAX_AGE_MS) {
-    throw unauthorized('internal_signature_expired', 'The internal signature is older than 60 seconds');
+    throw refused('internal_signature_expired', 'The internal signature is older than 60 seconds');
   }
   const ctx: CallerContext = { accountId, appId, clockOffsetSeconds: Number(offset), requestId };
   const expected = hmacSha256(secret, canonical(ctx, method, path, timestamp)).toString('base64url');
   if (!Number.isFinite(ctx.clockOffsetSeconds) || !safeEqual(signature, expected)) {
-    throw unauthorized('internal_signature_invalid', 'The internal signature does not match');
+    throw refused('internal_signature_invalid', 'The internal signature does not match');
   }
   return ctx;
 }
+
+/** Set on a service's refusal of the internal signature, so a gateway never relays the internal hop's error. */
+export const INTERNAL_REFUSAL_HEADER = 'x-pps-internal-refusal';
+
+const refused = (code: string, detail: string) =>
+  new ApiError({ status: 401, code, detail, headers: { [INTERNAL_REFUSAL_HEADER]: '1' } });
 
 /** The caller context of ops calls (`/admin/*` with ADMIN_TOKEN) forwarded to a service. */
 export const OPERATOR_ACCOUNT_ID = 'operator';

@@ -9,6 +9,7 @@ import { notImplemented } from './errors';
 import { verifyInternal } from './internal-auth';
 import { jsonBodyGuard, requestId } from './middleware';
 import { notFoundHandler, onError, validationHook } from './on-error';
+import { textGuard } from './text-guard';
 
 export type ServiceEnv = { Variables: { ctx: ServiceContext; requestId: string } };
 export type ServiceApp = OpenAPIHono<ServiceEnv>;
@@ -35,11 +36,12 @@ export function createServiceApp(deps: ServiceDeps, name: string): ServiceApp {
   app.notFound(notFoundHandler);
   app.use('*', requestId());
   app.use('*', async (c, next) => {
+    // The signature covers the path as sent (percent-encoding kept), the same bytes the gateway signed.
     const caller = verifyInternal(
       deps.config.INTERNAL_SECRET,
       c.req.raw.headers,
       c.req.method,
-      c.req.path,
+      new URL(c.req.url).pathname,
       base.now().getTime(),
     );
     c.set('ctx', {
@@ -52,6 +54,7 @@ export function createServiceApp(deps: ServiceDeps, name: string): ServiceApp {
     await next();
   });
   app.use('*', jsonBodyGuard());
+  app.use('*', textGuard());
   return app;
 }
 

@@ -35,7 +35,8 @@ export function registerAdminRoutes(app: OpenAPIHono<GatewayEnv>, deps: GatewayD
     const { name } = c.req.valid('json').data.attributes;
     const created = await createAccount(deps.db, { name }, deps.clock.now());
     deps.log.info({ accountId: created.account.id, appId: created.appId }, 'account created');
-    return c.json(accountDocument(deps.config.PUBLIC_BASE_URL, created.account, created), 201);
+    const shownOnce = { apiKey: created.apiKey, appId: created.appId };
+    return c.json(accountDocument(deps.config.PUBLIC_BASE_URL, created.account, shownOnce), 201);
   });
 
   app.openapi(updateAccountRoute, async (c) => {

@@ -1,4 +1,4 @@
-import { ApiError, signInternal } from '@pps/shared/http';
+import { ApiError, INTERNAL_REFUSAL_HEADER, signInternal } from '@pps/shared/http';
 import type { Logger } from '@pps/shared/logger';
 import type { Context } from 'hono';
 import type { GatewayEnv } from '../deps';
@@ -39,8 +39,9 @@ export async function forward(
     headers,
     body: body && body.byteLength > 0 ? body : undefined,
   });
+  let response: Response;
   try {
-    return await upstream.fetch(request);
+    response = await upstream.fetch(request);
   } catch (error) {
     deps.log.error({ err: error, upstream: upstream.name, requestId: c.get('requestId') }, 'upstream call failed');
     throw new ApiError({
@@ -49,4 +50,17 @@ export async function forward(
       detail: `The ${upstream.name} service did not answer; retry shortly`,
     });
   }
+  if (response.headers.has(INTERNAL_REFUSAL_HEADER)) {
+    // A misconfiguration between gateway and service (secrets, clocks): logged, never shown to the client.
+    deps.log.error(
+      { upstream: upstream.name, requestId: c.get('requestId') },
+      'service refused the internal signature',
+    );
+    throw new ApiError({
+      status: 502,
+      code: 'upstream_refused',
+      detail: 'The request could not be processed; retry shortly',
+    });
+  }
+  return response;
 }

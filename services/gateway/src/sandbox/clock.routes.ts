@@ -22,6 +22,10 @@ async function readOffset(db: Db, accountId: string): Promise<number> {
   return row?.offset ?? 0;
 }
 
+/** How far ahead a sandbox clock may run: every date computed from it stays a valid, sensible date. */
+const MAX_OFFSET_YEARS = 10;
+const MAX_OFFSET_SECONDS = MAX_OFFSET_YEARS * 366 * 86_400;
+
 /** Per-account sandbox clock (Stripe's test clocks are the model): only ever moves forward. */
 export function registerClockRoutes(app: OpenAPIHono<GatewayEnv>, deps: GatewayDeps) {
   const base = deps.config.PUBLIC_BASE_URL;
@@ -46,9 +50,14 @@ export function registerClockRoutes(app: OpenAPIHono<GatewayEnv>, deps: GatewayD
         advanceSeconds !== undefined
           ? current + advanceSeconds
           : Math.floor((new Date(time!).getTime() - realNow.getTime()) / 1000);
-      if (target < current) {
-        const pointer = advanceSeconds !== undefined ? '/data/attributes/advanceSeconds' : '/data/attributes/time';
-        throw unprocessable('clock_backwards', 'The sandbox clock only moves forward', pointer);
+      const pointer = advanceSeconds !== undefined ? '/data/attributes/advanceSeconds' : '/data/attributes/time';
+      if (target < current) throw unprocessable('clock_backwards', 'The sandbox clock only moves forward', pointer);
+      if (!Number.isSafeInteger(target) || target > MAX_OFFSET_SECONDS) {
+        throw unprocessable(
+          'clock_out_of_range',
+          `The sandbox clock goes at most ${MAX_OFFSET_YEARS} years ahead of real time`,
+          pointer,
+        );
       }
       await tx
         .update(schema.accounts)

@@ -1,0 +1,171 @@
+import { createLogger } from '@pps/shared/logger';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGatewayApp } from '../services/gateway/src/app';
+import { AuthCache } from '../services/gateway/src/auth/auth-cache';
+import { inProcessUpstream } from '../services/gateway/src/proxy/upstream';
+import { createMerchantsApp } from '../services/merchants/src/app';
+import { createPaymentsApp } from '../services/payments/src/app';
+import { createMerchant, personalMerchantAttributes } from './fixtures/merchants';
+import { createCardToken, createPayment, expiryIn, postPayment, tokenv3Body } from './fixtures/payments';
+import { type Credentials, createTestStack, expectError, type TestStack } from './harness';
+
+/** Regression tests for the defects a fuzzer found at the edge (hardening issue, first step). */
+
+let stack: TestStack;
+let creds: Credentials;
+let merchantId: string;
+let tokenId: string;
+
+beforeAll(async () => {
+  stack = await createTestStack();
+  creds = await stack.createAccount('Hardening');
+  [merchantId, tokenId] = await Promise.all([createMerchant(stack, creds), createCardToken(stack, creds)]);
+});
+afterAll(() => stack?.close());
+
+const counts = async () =>
+  (
+    await stack.sql`select (select count(*) from accounts)::int as accounts, (select count(*) from customers)::int as customers,
+      (select count(*) from tokens)::int as tokens, (select count(*) from payments)::int as payments,
+      (select count(*) from merchants)::int as merchants`
+  )[0];
+
+describe('the sandbox clock is bounded', () => {
+  it('refuses an advance past ten years, and the account keeps working', async () => {
+    const fresh = await stack.createAccount('Clock');
+    const clock = (attributes: Record<string, unknown>) =>
+      stack.call('POST', '/sandbox/clock', { as: fresh, body: { data: { type: 'clock', attributes } } });
+    for (const advanceSeconds of [2 ** 53 - 1, 11 * 366 * 86_400]) {
+      expectError(await clock({ advanceSeconds }), 422, 'clock_out_of_range', '/data/attributes/advanceSeconds');
+    }
+    expectError(await clock({ time: '9999-12-31T00:00:00Z' }), 422, 'clock_out_of_range', '/data/attributes/time');
+    expect((await clock({ advanceSeconds: 5 * 365 * 86_400 })).status).toBe(200);
+    expect((await stack.call('GET', '/sandbox/clock', { as: fresh })).status).toBe(200);
+    expect(
+      (
+        await stack.call('POST', '/customers', {
+          as: fresh,
+          body: { data: { type: 'customers', attributes: { name: 'Ann' } } },
+        })
+      ).status,
+    ).toBe(201);
+    const token = await stack.call('POST', '/tokens', {
+      as: fresh,
+      body: {
+        data: {
+          type: 'tokens',
+          attributes: {
+            tokenType: 'card',
+            card: { holder: 'Ann', number: '4111111111111111', expiry: expiryIn(8), code: '123' },
+          },
+        },
+      },
+    });
+    expect(token.status).toBe(201);
+  });
+});
+
+describe('percent-encoded path ids', () => {
+  it('reach the service and answer like any id, never with an internal signature error', async () => {
+    expectError(await stack.call('GET', '/payments/pay_x%20y', { as: creds }), 404, 'payment_not_found');
+    expectError(await stack.call('GET', "/payments/pay_'%20or%201=1--", { as: creds }), 404, 'payment_not_found');
+    expectError(await stack.call('GET', '/merchants/mer_%C3%A9', { as: creds }), 404, 'merchant_not_found');
+    const id = (await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }))).body.data.id as string;
+    const encoded = `/payments/%${'p'.charCodeAt(0).toString(16)}${id.slice(1)}`;
+    const found = await stack.call('GET', encoded, { as: creds });
+    expect(found.status).toBe(200);
+    expect(found.body.data.id).toBe(id);
+  });
+
+  it('turns a service refusing the internal signature into a 502 that does not name the internal hop', async () => {
+    const log = createLogger({ level: 'silent' });
+    const misconfigured = { ...stack.config, INTERNAL_SECRET: 'another-internal-secret-0123456789abcdef' };
+    const gateway = createGatewayApp({
+      config: stack.config,
+      db: stack.db,
+      log,
+      clock: { now: () => new Date() },
+      auth: new AuthCache(stack.db, 0),
+      upstreams: {
+        payments: inProcessUpstream('payments', createPaymentsApp({ config: misconfigured, db: stack.db, log })),
+        merchants: inProcessUpstream('merchants', createMerchantsApp({ config: stack.config, db: stack.db, log })),
+      },
+    });
+    const response = await gateway.request('/payments/states', { headers: creds.headers });
+    const body = await response.json();
+    expect(response.status).toBe(502);
+    expect(body.errors[0].code).toBe('upstream_refused');
+    expect(JSON.stringify(body)).not.toContain('internal');
+  });
+});
+
+describe('text PostgreSQL cannot store', () => {
+  it('answers 400 with the pointer of each NUL or unpaired surrogate, and stores nothing', async () => {
+    const before = await counts();
+    const account = await stack.call('POST', '/admin/accounts', {
+      headers: stack.admin,
+      body: { data: { type: 'accounts', attributes: { name: 'Nul\u0000Corp' } } },
+    });
+    expectError(account, 400, 'invalid_field', '/data/attributes/name');
+    const customer = await stack.call('POST', '/customers', {
+      as: creds,
+      body: { data: { type: 'customers', attributes: { name: 'A\u0000B', email: 'x\ud800@example.com' } } },
+    });
+    expectError(customer, 400, 'invalid_field', '/data/attributes/name');
+    expectError(customer, 400, 'invalid_field', '/data/attributes/email');
+    const token = await stack.call('POST', '/tokens', {
+      as: creds,
+      body: {
+        data: {
+          type: 'tokens',
+          attributes: {
+            tokenType: 'card',
+            card: { holder: 'Jane\u0000', number: '4111111111111111', expiry: expiryIn(2), code: '123' },
+          },
+        },
+      },
+    });
+    expectError(token, 400, 'invalid_field', '/data/attributes/card/holder');
+    const payment = await postPayment(
+      stack,
+      creds,
+      tokenv3Body({ merchantId, tokenId, attributes: { billingAddress: { zip: '941\u000005', country: 'USA' } } }),
+    );
+    expectError(payment, 400, 'invalid_field', '/data/attributes/billingAddress/zip');
+    const merchant = await stack.call('POST', '/merchants', {
+      as: creds,
+      body: {
+        data: {
+          type: 'merchants',
+          attributes: personalMerchantAttributes({
+            personalAddress: {
+              line1: '\ud800 Market St',
+              city: 'San Francisco',
+              state: 'CA',
+              zip: '94105',
+              country: 'USA',
+            },
+          }),
+        },
+      },
+    });
+    expectError(merchant, 400, 'invalid_field', '/data/attributes/personalAddress/line1');
+    expectError(await stack.call('GET', '/payments/pay_%00', { as: creds }), 400, 'invalid_path');
+    expectError(await stack.call('GET', '/merchants/mer_a%00b', { as: creds }), 400, 'invalid_path');
+    expect(await counts()).toEqual(before);
+  });
+});
+
+describe('POST /admin/accounts', () => {
+  it('presents the account like every resource: no internal row, no key hash', async () => {
+    const created = await stack.call('POST', '/admin/accounts', {
+      headers: stack.admin,
+      body: { data: { type: 'accounts', attributes: { name: 'Presented' } } },
+    });
+    expect(created.status).toBe(201);
+    expect(Object.keys(created.body.data.attributes).sort()).toEqual(
+      ['apiKey', 'appId', 'createdAt', 'name', 'status', 'updatedAt'].sort(),
+    );
+    expect(JSON.stringify(created.body)).not.toMatch(/apiKeyHash|api_key_hash/);
+  });
+});
