@@ -4,7 +4,7 @@ import { createMerchant } from './fixtures/merchants';
 import { createCardToken, postPayment, tokenv3Body } from './fixtures/payments';
 import { createTestStack, type TestStack } from './harness';
 
-/** Redis being down never fails a payment: the API needs only PostgreSQL (DESIGN §2, §15). */
+/** Redis being down never fails a payment: the API needs only PostgreSQL (docs/design.md). */
 let stack: TestStack;
 let deadRedis: Redis;
 

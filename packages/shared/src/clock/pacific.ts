@@ -1,7 +1,7 @@
 import { TZDate } from '@date-fns/tz';
 import { addCalendarDays, type CalendarDate, calendarDateParts } from './calendar-date';
 
-/** "Today", the cutoff and the void window are all in Pacific time (DESIGN §9). */
+/** "Today", the cutoff and the void window are all in Pacific time (docs/design.md). */
 export const PACIFIC_TIME_ZONE = 'America/Los_Angeles';
 
 const pad = (value: number, width = 2) => String(value).padStart(width, '0');

@@ -3,7 +3,7 @@ import { addCalendarDays } from './calendar-date';
 import { pacificDate, startOfPacificDay } from './pacific';
 
 /**
- * When a payment settles, N business days after its processing day's cutoff (DESIGN §11).
+ * When a payment settles, N business days after its processing day's cutoff (docs/design.md).
  *
  * The processing day P is the Pacific calendar date of `processedAt`; its cutoff is the end of P (23:59:59.999 PT).
  * - N ≥ 1: the settlement day S is the N-th business day strictly after P, and the payment settles as S begins,

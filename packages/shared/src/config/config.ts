@@ -87,7 +87,7 @@ export const configSchema = z.object({
   ACH_ORIGIN_NAME: z.string().min(1).max(23).default('PPS SANDBOX'),
   ACH_DESTINATION_NAME: z.string().min(1).max(23).default('FED RESERVE SANDBOX'),
   ACH_COMPANY_ID: z.string().length(10).default('1000000001'),
-  /** Seconds before each retry of a webhook delivery (DESIGN §14), each with ±20 % jitter. */
+  /** Seconds before each retry of a webhook delivery (docs/design.md), each with ±20 % jitter. */
   WEBHOOK_RETRY_SCHEDULE_SECONDS: z
     .string()
     .default('5,300,1800,7200,18000,36000,36000')

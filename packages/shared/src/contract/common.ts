@@ -78,7 +78,7 @@ export const jsonResponse = <S extends z.ZodTypeAny>(description: string, schema
   content: { 'application/json': { schema } },
 });
 
-/** Security requirement of the authenticated calls: the four headers (DESIGN §4). */
+/** Security requirement of the authenticated calls: the four headers (docs/design.md). */
 export const authenticated = [{ appToken: [], apiKey: [], appId: [] }];
 
 /** Common errors of every authenticated call. */

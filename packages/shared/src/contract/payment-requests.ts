@@ -4,7 +4,7 @@ import { isId } from '../ids';
 import { type AmountBounds, amountString } from '../money';
 import type { FieldRule } from './merchants.requests';
 
-/** POST /payments request bodies (DESIGN §8), one schema per `paymentType`. */
+/** POST /payments request bodies (docs/design.md), one schema per `paymentType`. */
 
 /** Issues whose `params.code` names the error code to report instead of `invalid_field`. */
 export type CodedIssueParams = { code: string };

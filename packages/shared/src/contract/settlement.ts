@@ -11,7 +11,7 @@ import {
 } from './common';
 import { adminSecurity } from './gateway';
 
-/** The NACHA files settlement wrote, for ops (DESIGN §11). The file content holds full account numbers. */
+/** The NACHA files settlement wrote, for ops (docs/design.md). The file content holds full account numbers. */
 export const achFileResource = resourceSchema(
   'achFiles',
   z.object({

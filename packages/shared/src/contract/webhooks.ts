@@ -16,7 +16,7 @@ import {
   singleDocument,
 } from './common';
 
-// Webhook endpoints, their deliveries, and the account's events (DESIGN §14).
+// Webhook endpoints, their deliveries, and the account's events (docs/design.md).
 
 /** Issues carrying `params.code` are reported with that error code instead of `invalid_field`. */
 const coded = (code: string, message: string) => ({ message, params: { code } });

@@ -29,7 +29,7 @@ export type WriteEventInput = {
   resource: ResourceData;
   previousStatus: string | null;
   requestId?: string | null;
-  /** Event timestamps use real time, not the sandbox clock (DESIGN §12). */
+  /** Event timestamps use real time, not the sandbox clock (docs/design.md). */
   now?: Date;
 };
 

@@ -103,7 +103,13 @@ export function onError(log: Logger): ErrorHandler {
 }
 
 export const payloadTooLarge = () =>
-  new ApiError({ status: 413, code: 'payload_too_large', detail: 'The request body is larger than 1 MiB' });
+  new ApiError({
+    status: 413,
+    code: 'payload_too_large',
+    detail: 'The request body is larger than 1 MiB',
+    // The rest of the body is never read: close the connection cleanly rather than leave it half-read.
+    headers: { connection: 'close' },
+  });
 
 export const notFoundHandler: NotFoundHandler = (c) =>
   errorResponse(

@@ -14,7 +14,7 @@ export type PostInput = { accountId: string; paymentId: string; kind: PostingKin
  * Throws (writing nothing) when the lines are empty, not integer cents, name an unknown account or don't sum
  * to zero. Zero-amount lines are skipped; a posting whose lines are all zero writes no entry.
  *
- * The ledger is append-only: this module exports no update or delete, by design (DESIGN §13).
+ * The ledger is append-only: this module exports no update or delete, by design (docs/design.md).
  */
 export async function post(tx: DbOrTx, input: PostInput): Promise<string> {
   const [postingId] = await postMany(tx, [input]);

@@ -17,7 +17,7 @@ const sum = (lines: LedgerLine[]) => lines.reduce((total, line) => total + line.
 const pricing = { rateBasisPoints: 290, fixedCents: 30 };
 
 describe('ledger account names', () => {
-  it('names the accounts of DESIGN §13', () => {
+  it('names the accounts of docs/design.md', () => {
     expect(ledgerAccounts.pending('mer_1')).toBe('merchant:mer_1:pending');
     expect(ledgerAccounts.available('mer_1')).toBe('merchant:mer_1:available');
     expect(ledgerAccounts.fees).toBe('operator:fees');

@@ -7,7 +7,7 @@ export type Rail = 'card' | 'ach';
 /** A merchant's two balances: money captured but not yet settled, and money settled. */
 export type MerchantBucket = 'pending' | 'available';
 
-/** The names of the ledger accounts (DESIGN §13). */
+/** The names of the ledger accounts (docs/design.md). */
 export const ledgerAccounts = {
   pending: (merchantId: string) => `merchant:${merchantId}:pending`,
   available: (merchantId: string) => `merchant:${merchantId}:available`,

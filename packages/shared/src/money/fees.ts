@@ -43,7 +43,7 @@ export function computeFees({ amount, rateBasisPoints, fixedCents }: { amount: n
   };
 }
 
-/** The most a split may take: the primary's net must not go negative (DESIGN §8). */
+/** The most a split may take: the primary's net must not go negative (docs/design.md). */
 export function maxSplitAmount({ gross, grossMinusNet }: Pick<Fees, 'gross' | 'grossMinusNet'>): number {
   return Math.max(0, gross - grossMinusNet);
 }

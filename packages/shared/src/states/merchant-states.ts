@@ -6,7 +6,7 @@ export type MerchantStatus = (typeof merchantStatuses)[number];
 export type MerchantEvent = 'approve' | 'suspend' | 'reinstate' | 'close';
 export type MerchantTransition = Transition<MerchantStatus, MerchantEvent>;
 
-/** Ops-driven status changes (DESIGN §5); `closed` is final and anything not listed is a 422. */
+/** Ops-driven status changes (docs/design.md); `closed` is final and anything not listed is a 422. */
 export const merchantTransitions: readonly MerchantTransition[] = [
   { from: 'pending', to: 'active', event: 'approve' },
   { from: 'pending', to: 'closed', event: 'close' },

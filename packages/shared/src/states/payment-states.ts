@@ -8,7 +8,7 @@ export type PaymentEvent = 'settle' | 'ach_return' | 'void' | 'refund';
 export type PaymentTransition = Transition<PaymentStatus, PaymentEvent>;
 
 /**
- * Every legal status change (DESIGN §10), served as data at GET /payments/states. `refund` covers refunds and
+ * Every legal status change (docs/design.md), served as data at GET /payments/states. `refund` covers refunds and
  * split refunds alike: the parent becomes `refunded` once they add up to the gross, `partial_refund` before.
  * A declined payment is created `failed`, which is not a transition.
  */

@@ -8,7 +8,7 @@ import { assertTransition, type PaymentStatus, statusAfterSettlement } from './p
 export type TransitionColumns = Partial<Pick<NewPayment, 'voidedAt' | 'settledAt' | 'failedAt' | 'returnCode'>>;
 
 /**
- * The one way a payment's status changes (DESIGN §2, §10): the transition is checked against the state table
+ * The one way a payment's status changes (docs/design.md): the transition is checked against the state table
  * (422 `illegal_transition` otherwise) and written conditionally on the status read, so a caller that did not
  * hold the row lock can never overwrite a change it did not see. Returns the updated row.
  */
@@ -28,7 +28,7 @@ export async function transitionPayment(
 }
 
 /**
- * Settlement of records (DESIGN §10), in one statement whatever their number: `pending` becomes `completed`; a
+ * Settlement of records (docs/design.md), in one statement whatever their number: `pending` becomes `completed`; a
  * parent already `partial_refund` or `refunded` keeps its status and records `settledAt`; anything else is a
  * 422 `illegal_transition` before anything is written. Conditional on the status read and on not being settled
  * yet, so nothing settles twice; throws (the caller's transaction rolls back) if any row changed meanwhile.

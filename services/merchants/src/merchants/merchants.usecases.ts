@@ -18,7 +18,7 @@ import type { MerchantsContext } from './merchants.secrets';
 type AvsMode = schema.AvsMode;
 type MerchantStatus = schema.MerchantStatus;
 
-/** Sandbox trigger (DESIGN §5): this first name creates the merchant `pending` (under review). */
+/** Sandbox trigger (docs/design.md): this first name creates the merchant `pending` (under review). */
 export const REVIEW_TRIGGER_FIRST_NAME = 'Review';
 
 const BIRTH_DATE_POINTER = '/data/attributes/personalInfo/birthDate';

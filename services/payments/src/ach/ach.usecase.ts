@@ -13,7 +13,7 @@ import { recordNewPayment } from '../payments/record-payment';
 export type AchInput = PaymentInputOf<'ACH'>;
 
 /**
- * `ACH`: a debit of the customer's bank account for the merchant (DESIGN §8). Accepted: a `pending` payment that
+ * `ACH`: a debit of the customer's bank account for the merchant (docs/design.md). Accepted: a `pending` payment that
  * settles ACH_SETTLEMENT_BUSINESS_DAYS business days out (or is returned R01–R04 then), its capture posting on the
  * ACH rail and `payment.created`. Refused at once (the sandbox's insufficient-funds account): a `failed` payment,
  * `payment.failed`, answered 422 (returned, not thrown, so the record and the idempotency key commit).

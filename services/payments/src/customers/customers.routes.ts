@@ -3,7 +3,7 @@ import { list, type ServiceApp, type ServiceDeps } from '@pps/shared/http';
 import { customerDocument, customerResource } from './customers.presenter';
 import { createCustomer, getCustomer, listAccountCustomers } from './customers.usecases';
 
-/** `/customers*` (DESIGN §6). */
+/** `/customers*` (docs/design.md). */
 export function registerCustomerRoutes(app: ServiceApp, deps: ServiceDeps) {
   const baseUrl = deps.config.PUBLIC_BASE_URL;
 

@@ -4,7 +4,7 @@ import { deliveryResource } from '../webhooks/webhooks.presenter';
 import { eventDocument, eventResource } from './events.presenter';
 import { getEvent, listAccountEvents, redeliverEvent } from './events.usecases';
 
-/** `/events*`: the account's events, and their redelivery to webhook endpoints (DESIGN §14). */
+/** `/events*`: the account's events, and their redelivery to webhook endpoints (docs/design.md). */
 export function registerEventRoutes(app: ServiceApp, deps: ServiceDeps) {
   const baseUrl = deps.config.PUBLIC_BASE_URL;
 

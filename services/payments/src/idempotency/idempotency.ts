@@ -38,7 +38,7 @@ type Options = {
 };
 
 /**
- * Runs `operation` in one transaction, idempotently when a requestId is given (DESIGN §8): the key is claimed
+ * Runs `operation` in one transaction, idempotently when a requestId is given (docs/design.md): the key is claimed
  * first in that transaction and its response recorded before commit, so N concurrent duplicates make one record
  * and the others replay it. A thrown error rolls the claim back: failures that made nothing are never stored.
  */

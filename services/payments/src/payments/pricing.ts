@@ -3,7 +3,7 @@ import { computeFees, maxSplitAmount, netOf } from '@pps/shared/money';
 import { paymentErrors } from './payments.errors';
 import { findMerchant, type MerchantForPayment } from './payments.repository';
 
-/** A merchant of this account that may take payments, else the error for `pointer` (DESIGN §8). */
+/** A merchant of this account that may take payments, else the error for `pointer` (docs/design.md). */
 export async function activeMerchant(ctx: ServiceContext, id: string, pointer: string): Promise<MerchantForPayment> {
   const merchant = await findMerchant(ctx.db, id);
   if (!merchant) throw paymentErrors.merchantNotFound(id, pointer);

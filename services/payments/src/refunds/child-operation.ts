@@ -50,7 +50,7 @@ export const railOf = (parent: Payment): Rail => (parent.paymentType === 'ACH' ?
 /** Money moved before the parent settles comes out of pending balances; after, out of available ones. */
 export const bucketOf = (parent: Payment): MerchantBucket => (parent.settledAt ? 'available' : 'pending');
 
-/** A refund record settles on its parent's rail schedule, counted from the day it is made (DESIGN §11). */
+/** A refund record settles on its parent's rail schedule, counted from the day it is made (docs/design.md). */
 export function refundSettleAt(ctx: ServiceContext, parent: Payment, now: Date): Date {
   const days =
     railOf(parent) === 'ach' ? ctx.config.ACH_SETTLEMENT_BUSINESS_DAYS : ctx.config.CARD_SETTLEMENT_BUSINESS_DAYS;

@@ -3,7 +3,7 @@ import type { PaymentStatus } from '@pps/shared/states';
 import type { Payment, PaymentChild } from '../payments/payments.repository';
 
 /**
- * The money rules of a payment and its children (DESIGN §9), as pure functions of the rows: the use cases
+ * The money rules of a payment and its children (docs/design.md), as pure functions of the rows: the use cases
  * decide with them under the parent's row lock, and the presenter shows the same figures.
  */
 

@@ -17,7 +17,7 @@ import { refundErrors } from './refunds.errors';
 export type RefundSplitInput = PaymentInputOf<'refundSplit'>;
 
 /**
- * `refundSplit`: refunds part of the first split's share, out of the split merchant's balance (DESIGN §9).
+ * `refundSplit`: refunds part of the first split's share, out of the split merchant's balance (docs/design.md).
  * It counts towards the parent's refunded total, not against the primary's refundable amount; the record is
  * `pending` until settlement. Runs in the caller's transaction, under the parent's row lock.
  */

@@ -18,7 +18,7 @@ import { refundErrors } from './refunds.errors';
 export type RefundInput = PaymentInputOf<'refund'>;
 
 /**
- * `refund`: the service chooses (DESIGN §9). A full-amount refund of a card payment still inside its Pacific
+ * `refund`: the service chooses (docs/design.md). A full-amount refund of a card payment still inside its Pacific
  * void window and untouched is a **void**: the capture is reversed entry by entry (fees and split shares
  * included), the parent becomes `voided`, the record is `completed`. Anything else is a **refund** of the
  * primary merchant's share: fees are kept, the record is `pending` until settlement, the parent becomes

@@ -46,10 +46,10 @@ export interface Processor {
   achReturnAtSettlement(entry: { amount: number }): AchReturn | null;
 }
 
-/** The sandbox account whose debits are refused at creation for insufficient funds (DESIGN §7). */
+/** The sandbox account whose debits are refused at creation for insufficient funds (docs/design.md). */
 export const SANDBOX_ACH_INSUFFICIENT_FUNDS_ACCOUNT = '9876543';
 
-/** ACH returns at settlement, chosen by amount in cents (DESIGN §7). */
+/** ACH returns at settlement, chosen by amount in cents (docs/design.md). */
 export const SANDBOX_ACH_RETURNS: Readonly<Record<number, AchReturn>> = {
   5501: { code: 'R01', message: 'Insufficient funds' },
   5502: { code: 'R02', message: 'Account closed' },
@@ -61,7 +61,7 @@ type Decline = { code: string; message: string };
 
 export const APPROVED = { code: '00', message: 'Approved' } as const;
 
-/** Issuer declines by card number (DESIGN §7). */
+/** Issuer declines by card number (docs/design.md). */
 export const SANDBOX_DECLINES: Readonly<Record<string, Decline>> = {
   '4000000000000002': { code: '05', message: 'Do not honor' },
   '4000000000009995': { code: '51', message: 'Insufficient funds' },
@@ -69,7 +69,7 @@ export const SANDBOX_DECLINES: Readonly<Record<string, Decline>> = {
   '4000000000000119': { code: '96', message: 'Processing error' },
 };
 
-/** Approved cards whose AVS result is fixed whatever the address (DESIGN §7). */
+/** Approved cards whose AVS result is fixed whatever the address (docs/design.md). */
 export const SANDBOX_AVS_RESULTS: Readonly<Record<string, AvsResult>> = {
   '4000000000000010': 'N',
   '4000000000000028': 'Z',
@@ -109,7 +109,7 @@ export function newAuthCode(): string {
 }
 
 /**
- * The built-in sandbox: decides by card number as DESIGN §7's table says. The expiry is checked first (by
+ * The built-in sandbox: decides by card number as docs/design.md's table says. The expiry is checked first (by
  * `now`), then the issuer's table; every other Luhn-valid card is approved. Declines carry AVS `U`: the
  * issuer stopped before verifying the address. Amounts never change the outcome.
  */

@@ -15,7 +15,7 @@ const SPLITTABLE = new Set(['pending', 'completed', 'partial_refund']);
 
 /**
  * `secondSplit`: moves part of the primary merchant's remaining net to another active merchant of the account
- * (DESIGN §9). Needs the operator's per-merchant flag on the primary; the amount must stay below the remaining
+ * (docs/design.md). Needs the operator's per-merchant flag on the primary; the amount must stay below the remaining
  * net (net − second splits − refunds). Only balances move: the record is `completed` at once and the parent's
  * status is unchanged. Runs in the caller's transaction, under the parent's row lock.
  */

@@ -4,7 +4,7 @@ import { tokenDocument, tokenResource } from './tokens.presenter';
 import { createTokenCipher } from './tokens.repository';
 import { createToken, getToken, listAccountTokens } from './tokens.usecases';
 
-/** `/tokens*`: the card vault (DESIGN §6). */
+/** `/tokens*`: the card vault (docs/design.md). */
 export function registerTokenRoutes(app: ServiceApp, deps: ServiceDeps) {
   const cipher = createTokenCipher(deps.config);
   const baseUrl = deps.config.PUBLIC_BASE_URL;

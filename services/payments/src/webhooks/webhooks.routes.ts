@@ -23,7 +23,7 @@ import {
   updateWebhook,
 } from './webhooks.usecases';
 
-/** `/webhooks*`: the account's webhook endpoints and their deliveries (DESIGN §14). */
+/** `/webhooks*`: the account's webhook endpoints and their deliveries (docs/design.md). */
 export function registerWebhookRoutes(app: ServiceApp, deps: ServiceDeps) {
   const cipher = createSecretCipher(deps.config);
   const baseUrl = deps.config.PUBLIC_BASE_URL;

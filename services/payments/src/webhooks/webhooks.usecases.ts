@@ -20,7 +20,7 @@ import {
 } from './webhooks.repository';
 
 // Webhooks live in real time, not the account's sandbox clock: the delivery workers sign, retry and expire
-// rotated secrets by the wall clock (DESIGN §12: event timestamps use real time), hence wallClockNow.
+// rotated secrets by the wall clock (docs/design.md: event timestamps use real time), hence wallClockNow.
 
 /** A blank description is no description. */
 const descriptionOf = (value: string | null | undefined) => (value ? value : null);

@@ -1,7 +1,7 @@
 import { deleteExpiredIdempotencyKeys } from '../../../payments/src';
 import type { JobHandler } from './index';
 
-/** Removes idempotency keys older than IDEMPOTENCY_TTL_DAYS (DESIGN §8). Running it twice is harmless. */
+/** Removes idempotency keys older than IDEMPOTENCY_TTL_DAYS (docs/design.md). Running it twice is harmless. */
 export const idempotencyCleanup: JobHandler = async ({ deps, log }) => {
   const removed = await deleteExpiredIdempotencyKeys(deps.db, new Date(), deps.config.IDEMPOTENCY_TTL_DAYS);
   log.info({ removed }, 'expired idempotency keys removed');

@@ -4,7 +4,7 @@ import { runSettlementPass } from '../settlement/pass';
 import type { JobHandler } from './index';
 
 /**
- * Settles what is due (DESIGN §11), for one account when its sandbox clock moved, else for every account.
+ * Settles what is due (docs/design.md), for one account when its sandbox clock moved, else for every account.
  * Idempotent: records are claimed with SKIP LOCKED and settled conditionally, so a retried or doubled job
  * settles nothing twice.
  */

@@ -24,7 +24,7 @@ export const onAchRail = (payment: Payment) => payment.paymentType === 'ACH' || 
 const carried = (child: Payment) => child.paymentType === 'secondSplit' && child.settleAt === null;
 
 /**
- * One settlement batch, in one transaction (DESIGN §11): claims up to `limit` due records and settles them
+ * One settlement batch, in one transaction (docs/design.md): claims up to `limit` due records and settles them
  * through the state table (`pending → completed`; a refunded parent keeps its status and records `settledAt`),
  * or, for an ACH debit the bank returns, fails it with its R-code and reverses its capture. What each record left
  * in merchants' pending balances becomes available; the day's settlement batches add up; `payment.completed` /

@@ -44,7 +44,7 @@ function signatures(deps: DeliveryDeps, endpoint: schema.WebhookEndpoint, id: st
 }
 
 /**
- * One attempt of one delivery (DESIGN §14): signs the event's payload with Standard Webhooks (`webhook-id` is the
+ * One attempt of one delivery (docs/design.md): signs the event's payload with Standard Webhooks (`webhook-id` is the
  * event id, the same on every retry), POSTs it with a timeout and without following redirects, records the
  * attempt, and decides: 2xx succeeded; 410 disables the endpoint and fails the delivery; anything else retries
  * by the schedule, or fails for good on the final attempt. A delivery no longer pending, or whose endpoint was

@@ -14,7 +14,7 @@ export const postingKinds = [
 export type PostingKind = (typeof postingKinds)[number];
 
 /**
- * The double-entry ledger (DESIGN §13). One row per entry; the entries of one posting share `postingId` and
+ * The double-entry ledger (docs/design.md). One row per entry; the entries of one posting share `postingId` and
  * sum to zero. Amounts are signed integer cents. `accountId` is the platform account the posting belongs to
  * (for scoping), `ledgerAccount` the ledger account moved (`merchant:<id>:pending`, `operator:fees`, …).
  *

@@ -4,7 +4,7 @@ import { accounts } from './accounts';
 import { timestamps, ts } from './columns';
 
 /**
- * A webhook endpoint of an account (DESIGN §14). Owned by the payments service. The signing secret is kept
+ * A webhook endpoint of an account (docs/design.md). Owned by the payments service. The signing secret is kept
  * encrypted; after a rotation the previous one keeps signing until `previousSecretExpiresAt`.
  */
 export const webhookEndpoints = pgTable(

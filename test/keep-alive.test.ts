@@ -1,0 +1,60 @@
+import { Agent, request } from 'node:http';
+import { closeServer, listen } from '@pps/shared/runtime';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestStack, type TestStack } from './harness';
+
+/** Over a real keep-alive connection: a 413 closes the connection cleanly, and the client's next request works. */
+
+let stack: TestStack;
+let server: Awaited<ReturnType<typeof listen>>['server'];
+let port: number;
+
+beforeAll(async () => {
+  stack = await createTestStack();
+  ({ server, port } = await listen(stack.gateway.fetch, 0, '127.0.0.1'));
+});
+afterAll(async () => {
+  await closeServer(server);
+  await stack?.close();
+});
+
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+function send(method: string, path: string, body?: Buffer) {
+  return new Promise<{ status: number; headers: Record<string, unknown>; text: string }>((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method,
+        agent,
+        headers: body ? { 'content-type': 'application/json', 'content-length': body.length } : {},
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk) => {
+          text += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      },
+    );
+    req.on('error', reject);
+    if (body) req.write(body);
+    req.end();
+  });
+}
+
+describe('a body over 1 MiB', () => {
+  it('gets a 413 with Connection: close, and the next request on the same client succeeds', async () => {
+    const huge = Buffer.from(
+      JSON.stringify({ data: { type: 'accounts', attributes: { name: 'x'.repeat(2 * 1024 * 1024) } } }),
+    );
+    const refused = await send('POST', '/admin/accounts', huge);
+    expect(refused.status).toBe(413);
+    expect(refused.headers.connection).toBe('close');
+    expect(JSON.parse(refused.text).errors[0].code).toBe('payload_too_large');
+    const next = await send('GET', '/healthz');
+    expect(next.status).toBe(200);
+  });
+});
