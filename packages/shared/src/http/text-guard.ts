@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { ApiError, type ApiErrorInit } from './errors';
 
 /** A NUL, or a UTF-16 surrogate without its pair: text PostgreSQL refuses to store (and no client means to send). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the NUL character is exactly what this guard looks for
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 const problemOf = (value: string) =>
