@@ -169,3 +169,17 @@ describe('POST /admin/accounts', () => {
     expect(JSON.stringify(created.body)).not.toMatch(/apiKeyHash|api_key_hash/);
   });
 });
+
+describe('a known path with an unsupported method', () => {
+  it('is a 405 with Allow, in the error envelope; an unknown path stays a 404', async () => {
+    const deleted = await stack.call('DELETE', '/payments/pay_0000000000aaaaaaaaaaaaaaaa', { as: creds });
+    expect(expectError(deleted, 405, 'method_not_allowed').detail).toContain('GET');
+    expect(deleted.headers.get('allow')).toBe('GET');
+    const put = await stack.call('PUT', '/auth/key', { headers: { 'x-api-key': creds.apiKey }, body: {} });
+    expectError(put, 405, 'method_not_allowed');
+    expect(put.headers.get('allow')).toBe('POST');
+    const merchants = await stack.call('DELETE', '/merchants', { as: creds });
+    expect(merchants.headers.get('allow')).toBe('GET, POST');
+    expectError(await stack.call('GET', '/nowhere', { as: creds }), 404, 'route_not_found');
+  });
+});

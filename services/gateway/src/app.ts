@@ -5,6 +5,7 @@ import {
   notFoundHandler,
   OPERATOR_ACCOUNT_ID,
   onError,
+  registeredRoutes,
   requestId,
   textGuard,
   validationHook,
@@ -46,7 +47,8 @@ export function createGatewayApp(deps: GatewayDeps, metrics: Metrics = createMet
   if (deps.queues) registerQueueMetrics(metrics, deps.queues);
   const app = new OpenAPIHono<GatewayEnv>({ defaultHook: validationHook as never });
   app.onError(onError(log));
-  app.notFound(notFoundHandler);
+  // 405 for the gateway's own paths; forwarded ones are answered by their service.
+  app.notFound(notFoundHandler(() => registeredRoutes(app as never)));
   app.use('*', requestId());
   app.use('*', async (c, next) => {
     const started = performance.now();

@@ -111,8 +111,45 @@ export const payloadTooLarge = () =>
     headers: { connection: 'close' },
   });
 
-export const notFoundHandler: NotFoundHandler = (c) =>
-  errorResponse(
-    c,
-    new ApiError({ status: 404, code: 'route_not_found', detail: `No route ${c.req.method} ${c.req.path}` }),
-  );
+/** A route of the contract as the 405 check needs it: its method and OpenAPI path (`/payments/{id}`). */
+export type RouteShape = { method: string; path: string };
+
+/** The methods served on a concrete path, by the routes' path templates (a `{param}` matches one segment). */
+export function methodsServing(routes: RouteShape[]): (path: string) => string[] {
+  let compiled: { method: string; pattern: RegExp }[] | undefined;
+  return (path) => {
+    compiled ??= routes.map((route) => ({
+      method: route.method.toUpperCase(),
+      pattern: new RegExp(`^${route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+    }));
+    return [...new Set(compiled.filter((route) => route.pattern.test(path)).map((route) => route.method))].sort();
+  };
+}
+
+/**
+ * Unknown routes: 405 with `Allow` when the path exists under other methods (`DELETE /payments/{id}`), else 404
+ * `route_not_found`, both in the error envelope. `routes` is read when the first unknown request comes, so it may
+ * be the app's own registry, filled after this handler is set.
+ */
+export const notFoundHandler = (routes: () => RouteShape[] = () => []): NotFoundHandler => {
+  let methodsOf: ((path: string) => string[]) | undefined;
+  return (c) => {
+    methodsOf ??= methodsServing(routes());
+    const allowed = methodsOf(c.req.path);
+    if (allowed.length > 0 && !allowed.includes(c.req.method)) {
+      return errorResponse(
+        c,
+        new ApiError({
+          status: 405,
+          code: 'method_not_allowed',
+          detail: `${c.req.method} is not served on this path; use ${allowed.join(', ')}`,
+          headers: { allow: allowed.join(', ') },
+        }),
+      );
+    }
+    return errorResponse(
+      c,
+      new ApiError({ status: 404, code: 'route_not_found', detail: `No route ${c.req.method} ${c.req.path}` }),
+    );
+  };
+};

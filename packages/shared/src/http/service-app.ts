@@ -33,7 +33,7 @@ export function createServiceApp(deps: ServiceDeps, name: string): ServiceApp {
   const base = deps.clock ?? systemClock;
   const app = new OpenAPIHono<ServiceEnv>({ defaultHook: validationHook as never });
   app.onError(onError(log));
-  app.notFound(notFoundHandler);
+  app.notFound(notFoundHandler(() => registeredRoutes(app)));
   app.use('*', requestId());
   app.use('*', async (c, next) => {
     // The signature covers the path as sent (percent-encoding kept), the same bytes the gateway signed.
@@ -57,6 +57,12 @@ export function createServiceApp(deps: ServiceDeps, name: string): ServiceApp {
   app.use('*', textGuard());
   return app;
 }
+
+/** The routes an app declared through the contract (`app.openapi`), for the 405 check. */
+export const registeredRoutes = (app: OpenAPIHono<never> | OpenAPIHono<ServiceEnv>) =>
+  app.openAPIRegistry.definitions.flatMap((definition) =>
+    definition.type === 'route' ? [{ method: definition.route.method, path: definition.route.path }] : [],
+  );
 
 /** Registers routes of the contract that are not built yet: they answer 501 in the envelope, never fake data. */
 export function registerNotImplemented(app: ServiceApp, routes: RouteConfig[]): void {
