@@ -183,3 +183,22 @@ describe('a known path with an unsupported method', () => {
     expectError(await stack.call('GET', '/nowhere', { as: creds }), 404, 'route_not_found');
   });
 });
+
+describe('ids that cannot be ours', () => {
+  it('are refused like unknown ones, echoed only as a short excerpt', async () => {
+    const long = `pay_${'a'.repeat(10_000)}`;
+    for (const [path, code] of [
+      [`/payments/${long}`, 'payment_not_found'],
+      [`/merchants/mer_${'b'.repeat(10_000)}`, 'merchant_not_found'],
+      [`/tokens/tok_${'c'.repeat(10_000)}`, 'token_not_found'],
+      [`/customers/cus_${'d'.repeat(10_000)}`, 'customer_not_found'],
+    ] as const) {
+      const error = expectError(await stack.call('GET', path, { as: creds }), 404, code);
+      expect(error.detail.length).toBeLessThan(200);
+    }
+    const payment = await postPayment(stack, creds, tokenv3Body({ merchantId: `mer_${'e'.repeat(10_000)}`, tokenId }));
+    // The body's ids are bounded by the contract: a clear 400 at the field.
+    const error = expectError(payment, 400, 'invalid_field', '/data/attributes/merchantId');
+    expect(error.detail.length).toBeLessThan(200);
+  });
+});

@@ -73,6 +73,9 @@ export class ApiError extends Error {
   }
 }
 
+/** Long tokens in a detail (a 10,000-character id echoed back) are cut to a short excerpt. */
+const excerptLongTokens = (detail: string) => detail.replace(/\S{65,}/g, (token) => `${token.slice(0, 32)}…`);
+
 export function toErrorObject(
   init: Pick<ApiErrorInit, 'status' | 'code' | 'detail' | 'pointer' | 'parameter'>,
 ): ErrorObject {
@@ -81,7 +84,7 @@ export function toErrorObject(
     status: String(init.status),
     code: init.code,
     title: titles[init.status] ?? 'Error',
-    detail: init.detail,
+    detail: excerptLongTokens(init.detail),
     ...(source ? { source } : {}),
   };
 }

@@ -1,6 +1,6 @@
 import type { CustomerInput } from '@pps/shared/contract';
 import type { ServiceContext } from '@pps/shared/http';
-import { newId } from '@pps/shared/ids';
+import { isId, newId } from '@pps/shared/ids';
 import { customerErrors } from './customers.errors';
 import { type Customer, findCustomer, findMerchantOwner, insertCustomer, listCustomers } from './customers.repository';
 
@@ -29,7 +29,7 @@ export async function createCustomer({ ctx, input }: { ctx: ServiceContext; inpu
 
 /** GET /customers/{id}: 404 when it does not exist, 403 when it is another account's. */
 export async function getCustomer({ ctx, id }: { ctx: ServiceContext; id: string }): Promise<Customer> {
-  const customer = await findCustomer(ctx.db, id);
+  const customer = isId('customer', id) ? await findCustomer(ctx.db, id) : undefined;
   if (!customer) throw customerErrors.notFound(id);
   if (customer.accountId !== ctx.accountId) throw customerErrors.forbidden(id);
   return customer;

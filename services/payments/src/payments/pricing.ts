@@ -1,11 +1,13 @@
 import type { ServiceContext } from '@pps/shared/http';
+import { isId } from '@pps/shared/ids';
 import { computeFees, maxSplitAmount, netOf } from '@pps/shared/money';
 import { paymentErrors } from './payments.errors';
 import { findMerchant, type MerchantForPayment } from './payments.repository';
 
 /** A merchant of this account that may take payments, else the error for `pointer` (docs/design.md). */
 export async function activeMerchant(ctx: ServiceContext, id: string, pointer: string): Promise<MerchantForPayment> {
-  const merchant = await findMerchant(ctx.db, id);
+  // An id that cannot be ours is not looked up.
+  const merchant = isId('merchant', id) ? await findMerchant(ctx.db, id) : undefined;
   if (!merchant) throw paymentErrors.merchantNotFound(id, pointer);
   if (merchant.accountId !== ctx.accountId) throw paymentErrors.merchantForbidden(id, pointer);
   if (merchant.status !== 'active') throw paymentErrors.merchantNotActive(id, merchant.status, pointer);

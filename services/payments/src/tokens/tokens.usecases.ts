@@ -1,7 +1,7 @@
 import type { TokenInput } from '@pps/shared/contract';
 import type { FieldCipher } from '@pps/shared/crypto';
 import { ApiError, type ServiceContext } from '@pps/shared/http';
-import { newId } from '@pps/shared/ids';
+import { isId, newId } from '@pps/shared/ids';
 import { findCustomer } from '../customers/customers.repository';
 import { cardBrandOf, isCardExpired } from './card';
 import { tokenErrors } from './tokens.errors';
@@ -32,7 +32,7 @@ export async function createToken({
   const problems: ApiError[] = [];
   if (isCardExpired(input.card.expiry, now)) problems.push(tokenErrors.cardExpired(input.card.expiry));
   if (input.customerId !== undefined) {
-    const customer = await findCustomer(ctx.db, input.customerId);
+    const customer = isId('customer', input.customerId) ? await findCustomer(ctx.db, input.customerId) : undefined;
     if (!customer || customer.accountId !== ctx.accountId)
       problems.push(tokenErrors.customerNotFound(input.customerId));
   }
@@ -60,7 +60,7 @@ export async function createToken({
 
 /** GET /tokens/{id}: 404 when it does not exist, 403 when it is another account's. */
 export async function getToken({ ctx, id }: { ctx: ServiceContext; id: string }): Promise<Token> {
-  const token = await findToken(ctx.db, id);
+  const token = isId('token', id) ? await findToken(ctx.db, id) : undefined;
   if (!token) throw tokenErrors.notFound(id);
   if (token.accountId !== ctx.accountId) throw tokenErrors.forbidden(id);
   return token;
@@ -76,7 +76,7 @@ export async function listAccountTokens({
 }): Promise<{ rows: Token[]; total: number }> {
   const customerId = query.customerId === '' ? undefined : query.customerId;
   if (customerId !== undefined) {
-    const customer = await findCustomer(ctx.db, customerId);
+    const customer = isId('customer', customerId) ? await findCustomer(ctx.db, customerId) : undefined;
     if (!customer) throw tokenErrors.listCustomerNotFound(customerId);
     if (customer.accountId !== ctx.accountId) throw tokenErrors.listCustomerForbidden(customerId);
   }
