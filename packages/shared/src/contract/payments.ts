@@ -162,7 +162,7 @@ export const createPaymentRouteFor = (bounds: AmountBounds) =>
     request: { body: jsonBody(createPaymentBodySchema(bounds)) },
     responses: {
       201: jsonResponse('The payment', singleDocument(paymentResourceSchema)),
-      ...errorResponses(400, 401, 402, 403, 404, 409, 413, 415, 422, 501),
+      ...errorResponses(400, 401, 402, 403, 404, 409, 413, 415, 422),
     },
   });
 

@@ -101,5 +101,3 @@ export const conflict = (code: string, detail: string, pointer?: string) =>
   new ApiError({ status: 409, code, detail, pointer });
 export const unprocessable = (code: string, detail: string, pointer?: string) =>
   new ApiError({ status: 422, code, detail, pointer });
-export const notImplemented = (what: string) =>
-  new ApiError({ status: 501, code: 'not_implemented', detail: `${what} is not implemented yet` });

@@ -1,11 +1,10 @@
-import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import { OpenAPIHono } from '@hono/zod-openapi';
 import { type Clock, offsetClock, systemClock } from '../clock';
 import type { Config } from '../config/config';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import type { ServiceContext } from './context';
-import { notImplemented } from './errors';
 import { verifyInternal } from './internal-auth';
 import { jsonBodyGuard, requestId } from './middleware';
 import { notFoundHandler, onError, validationHook } from './on-error';
@@ -63,12 +62,3 @@ export const registeredRoutes = (app: OpenAPIHono<never> | OpenAPIHono<ServiceEn
   app.openAPIRegistry.definitions.flatMap((definition) =>
     definition.type === 'route' ? [{ method: definition.route.method, path: definition.route.path }] : [],
   );
-
-/** Registers routes of the contract that are not built yet: they answer 501 in the envelope, never fake data. */
-export function registerNotImplemented(app: ServiceApp, routes: RouteConfig[]): void {
-  for (const route of routes) {
-    app.openapi(route, () => {
-      throw notImplemented(`${route.method.toUpperCase()} ${route.path}`);
-    });
-  }
-}
