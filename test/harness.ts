@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type Clock, manualClock, systemClock } from '@pps/shared/clock';
 import { type Config, testConfig } from '@pps/shared/config';
 import { createDatabase, type Database } from '@pps/shared/db';
-import { createLogger } from '@pps/shared/logger';
+import { createLogger, type Logger } from '@pps/shared/logger';
 import { createMetrics } from '@pps/shared/metrics';
 import { createDatabaseFromTemplate } from '@pps/shared/testing';
 import type Redis from 'ioredis';
@@ -40,6 +40,8 @@ export async function createTestStack(
     redis?: Redis;
     /** Run the settlement workers in this process, and enqueue a pass when an account's clock moves. */
     settlement?: boolean;
+    /** The logger of every part (silent by default); a test that reads the log output passes its own. */
+    log?: Logger;
   } = {},
 ) {
   const runId = inject('runId');
@@ -50,7 +52,7 @@ export async function createTestStack(
     ...options.env,
   });
   const database: Database = createDatabase(url, { max: 8 });
-  const log = createLogger({ level: 'silent' });
+  const log = options.log ?? createLogger({ level: 'silent' });
   const clock = options.manualClock ? manualClock(new Date()) : undefined;
   const realClock: Clock = clock ?? systemClock;
   const metrics = createMetrics();

@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { getAchFileRoute, listAchFilesRoute } from '@pps/shared/contract';
+import { FieldCipher } from '@pps/shared/crypto';
 import { schema } from '@pps/shared/db';
 import { absoluteUrl, list, notFound } from '@pps/shared/http';
 import { count, desc, eq } from 'drizzle-orm';
@@ -10,6 +11,7 @@ const { achFiles } = schema;
 /** Ops read the NACHA files settlement wrote (the settlement service owns the table; the gateway only reads). */
 export function registerAchFileRoutes(app: OpenAPIHono<GatewayEnv>, deps: GatewayDeps) {
   const base = deps.config.PUBLIC_BASE_URL;
+  const cipher = new FieldCipher(deps.config.DATA_ENCRYPTION_KEYS);
 
   app.openapi(listAchFilesRoute, async (c) => {
     const { limit, offset } = c.req.valid('query');
@@ -47,8 +49,8 @@ export function registerAchFileRoutes(app: OpenAPIHono<GatewayEnv>, deps: Gatewa
 
   app.openapi(getAchFileRoute, async (c) => {
     const { id } = c.req.valid('param');
-    const [row] = await deps.db.select({ content: achFiles.content }).from(achFiles).where(eq(achFiles.id, id));
+    const [row] = await deps.db.select({ content: achFiles.contentEnc }).from(achFiles).where(eq(achFiles.id, id));
     if (!row) throw notFound('ach_file_not_found', `No ACH file ${id}`);
-    return c.text(row.content, 200, { 'content-type': 'text/plain; charset=us-ascii' });
+    return c.text(cipher.decrypt(row.content), 200, { 'content-type': 'text/plain; charset=us-ascii' });
   });
 }

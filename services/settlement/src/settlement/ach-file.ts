@@ -90,7 +90,8 @@ export async function writeAchFile(
     totalDebit: totals.totalDebit,
     totalCredit: totals.totalCredit,
     paymentIds,
-    content,
+    // The file holds full account and routing numbers: encrypted at rest like every other copy of them.
+    contentEnc: deps.cipher.encrypt(content),
     createdAt: now,
   });
   await tx

@@ -36,7 +36,8 @@ export const settlementBatches = pgTable(
 
 /**
  * The NACHA file of the ACH entries one settlement batch settled (debits and refund credits), kept for ops.
- * The content holds full account numbers, so it is only served to the operator (GET /admin/ach-files/{id}).
+ * The content holds full account numbers, so it is kept encrypted and only served to the operator
+ * (GET /admin/ach-files/{id}).
  */
 export const achFiles = pgTable(
   'ach_files',
@@ -48,7 +49,8 @@ export const achFiles = pgTable(
     totalDebit: cents('total_debit'),
     totalCredit: cents('total_credit'),
     paymentIds: jsonb('payment_ids').$type<string[]>().notNull(),
-    content: text('content').notNull(),
+    /** The NACHA file, encrypted (AES-256-GCM, DATA_ENCRYPTION_KEYS): it holds full account numbers. */
+    contentEnc: text('content').notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
   (t) => [index('ach_files_created_idx').on(t.createdAt.desc(), t.id.desc())],

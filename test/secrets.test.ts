@@ -1,0 +1,124 @@
+import { Writable } from 'node:stream';
+import { createLogger } from '@pps/shared/logger';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBusinessMerchant, createMerchant } from './fixtures/merchants';
+import { achBody, createPayment, expiryIn, postPayment, refundBody, setClock, tokenv3Body } from './fixtures/payments';
+import { createTestStack, type TestStack } from './harness';
+
+/**
+ * Secrets never leak: a full scenario (merchants with SSN, EIN and bank accounts, vault tokens, card and ACH
+ * payments, a refund, settlement with its NACHA file, a webhook endpoint) runs with every log line captured, then
+ * the log output and every text and JSON column of the database are searched for the clear values.
+ */
+
+const logLines: string[] = [];
+let stack: TestStack;
+
+beforeAll(async () => {
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logLines.push(chunk.toString());
+      done();
+    },
+  });
+  stack = await createTestStack({ settlement: true, log: createLogger({ level: 'trace', destination: sink }) });
+});
+afterAll(() => stack?.close());
+
+describe('secrets', () => {
+  it('never reach a log line or a database column in clear', async () => {
+    const creds = await stack.createAccount('Secrets Platform');
+    const ssn = '518274963';
+    const ein = '459871236';
+    const merchantAccount = '7712345678901';
+    const achAccount = '8812345678902';
+    const personal = await createMerchant(stack, creds, {
+      personalInfo: {
+        firstName: 'Sam',
+        lastName: 'Secret',
+        email: 'sam.secret@example.com',
+        dayPhone: '4155550100',
+        birthDate: '04-12-1985',
+        socialSecurity: ssn,
+      },
+      bankInfo: {
+        bankName: 'First Test Bank',
+        accountOwnership: 'personal',
+        accountType: 'checking',
+        accountName: 'Sam Secret',
+        accountNumber: merchantAccount,
+        routingNumber: '011000015',
+      },
+    });
+    await createBusinessMerchant(stack, creds, {
+      businessInfo: { businessName: 'Secret Widgets', ein, phone: '4155550199', email: 'billing.secret@example.com' },
+    });
+    const pan = '5555555555554444';
+    const code = '837';
+    const token = await stack.call('POST', '/tokens', {
+      as: creds,
+      body: {
+        data: {
+          type: 'tokens',
+          attributes: { tokenType: 'card', card: { holder: 'Sam Secret', number: pan, expiry: expiryIn(2), code } },
+        },
+      },
+    });
+    expect(token.status).toBe(201);
+    const card = await createPayment(stack, creds, tokenv3Body({ merchantId: personal, tokenId: token.body.data.id }));
+    await postPayment(stack, creds, refundBody(card.body.data.id, '100'));
+    const ach = await createPayment(stack, creds, achBody({ merchantId: personal, accountNumber: achAccount }));
+    const webhook = await stack.call('POST', '/webhooks', {
+      as: creds,
+      body: { data: { type: 'webhooks', attributes: { url: 'http://127.0.0.1:9/hooks', events: ['*'] } } },
+    });
+    const webhookSecret = webhook.body.data.attributes.secret as string;
+    // Settle the ACH debit, so its NACHA file is written too.
+    await setClock(stack, creds, new Date(new Date(ach.body.data.attributes.settleAt).getTime() + 1000));
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline) {
+      const [row] = await stack.sql`select ach_file_id from payments where id = ${ach.body.data.id}`;
+      if (row?.ach_file_id) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const [filed] = await stack.sql`select ach_file_id from payments where id = ${ach.body.data.id}`;
+    expect(filed!.ach_file_id).toMatch(/^ach_/);
+
+    const secrets: Record<string, string> = {
+      'card number': pan,
+      SSN: ssn,
+      EIN: ein,
+      'merchant bank account': merchantAccount,
+      'ACH bank account': achAccount,
+      'API key': creds.apiKey,
+      'app key': creds.appKey,
+      'app token': creds.appToken,
+      'webhook secret': webhookSecret,
+    };
+    expect(logLines.length).toBeGreaterThan(10);
+    const log = logLines.join('');
+    for (const [name, value] of Object.entries(secrets)) {
+      expect(log.includes(value), `${name} in the logs`).toBe(false);
+    }
+    expect(/\b837\b/.test(log), 'security code in the logs').toBe(false);
+
+    const columns = await stack.sql<{ table_name: string; column_name: string }[]>`
+      select table_name, column_name from information_schema.columns
+      where table_schema = 'public' and data_type in ('text', 'jsonb', 'character varying', 'json')
+        and table_name not like '\\_\\_%'`;
+    expect(columns.length).toBeGreaterThan(50);
+    for (const { table_name, column_name } of columns) {
+      const values = (await stack.sql.unsafe(`select "${column_name}"::text as v from "${table_name}"`)) as {
+        v: string | null;
+      }[];
+      const text = values.map((row) => row.v ?? '').join('\n');
+      for (const [name, value] of Object.entries(secrets)) {
+        expect(text.includes(value), `${name} in ${table_name}.${column_name}`).toBe(false);
+      }
+      expect(/(?<![\w-])837(?![\w-])/.test(text), `security code in ${table_name}.${column_name}`).toBe(false);
+    }
+    // The NACHA file is readable by ops (decrypted), and holds the ACH account there.
+    const file = await stack.call('GET', `/admin/ach-files/${filed!.ach_file_id}`, { headers: stack.admin });
+    expect(file.body).toContain(achAccount);
+  });
+});
