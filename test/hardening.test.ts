@@ -202,3 +202,27 @@ describe('ids that cannot be ours', () => {
     expect(error.detail.length).toBeLessThan(200);
   });
 });
+
+describe('a JSON body sent without Content-Type', () => {
+  it('is read as JSON; only a declared non-JSON type is a 415', async () => {
+    const body = JSON.stringify({ data: { type: 'auth', attributes: { appKey: creds.appKey } } });
+    const token = await stack.gateway.request('/auth/token', {
+      method: 'POST',
+      headers: { 'x-api-key': creds.apiKey },
+      body: new TextEncoder().encode(body),
+    });
+    expect(token.status).toBe(201);
+    const customer = await stack.gateway.request('/customers', {
+      method: 'POST',
+      headers: creds.headers,
+      body: new TextEncoder().encode(JSON.stringify({ data: { type: 'customers', attributes: { name: 'No Type' } } })),
+    });
+    expect(customer.status).toBe(201);
+    const declared = await stack.call('POST', '/customers', {
+      as: creds,
+      raw: JSON.stringify({ data: { type: 'customers', attributes: { name: 'Text' } } }),
+      headers: { 'content-type': 'text/plain' },
+    });
+    expectError(declared, 415, 'unsupported_media_type');
+  });
+});

@@ -58,3 +58,32 @@ describe('a body over 1 MiB', () => {
     expect(next.status).toBe(200);
   });
 });
+
+describe('over a real socket, a JSON body without Content-Type', () => {
+  it('is read as JSON', async () => {
+    const creds = await stack.createAccount('No content type');
+    const body = Buffer.from(JSON.stringify({ data: { type: 'auth', attributes: { appKey: creds.appKey } } }));
+    const response = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/auth/token',
+          method: 'POST',
+          headers: { 'x-api-key': creds.apiKey, 'content-length': body.length },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk) => {
+            text += chunk;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(response.status).toBe(201);
+    expect(JSON.parse(response.text).data.attributes.appToken).toBeTruthy();
+  });
+});

@@ -18,7 +18,7 @@ export const requestId = (): MiddlewareHandler => async (c, next) => {
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
-/** Bodies must be JSON (415 otherwise) and at most 1 MiB (413). */
+/** Bodies are JSON (a declared other type is 415; none at all is read as JSON) and at most 1 MiB (413). */
 export const jsonBodyGuard = (): MiddlewareHandler => {
   const limit = bodyLimit({
     maxSize: MAX_BODY_BYTES,
@@ -29,8 +29,14 @@ export const jsonBodyGuard = (): MiddlewareHandler => {
   return async (c, next) => {
     if (!BODY_METHODS.has(c.req.method)) return next();
     const type = c.req.header('content-type') ?? '';
-    // Content type matters only when there is a body: a bodiless POST or PUT (an action) goes through.
-    if (!type && (c.req.raw.body === null || c.req.header('content-length') === '0')) return next();
+    if (!type) {
+      // Content type matters only when there is a body: a bodiless POST or PUT (an action) goes through.
+      if (c.req.raw.body === null || c.req.header('content-length') === '0') return next();
+      // A body sent without any Content-Type is read as JSON (some clients omit it); only a declared non-JSON
+      // type is refused.
+      c.req.raw.headers.set('content-type', 'application/json');
+      return limit(c, next);
+    }
     if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
       throw new ApiError({
         status: 415,
