@@ -7,7 +7,7 @@ import type { OperationResult } from '../idempotency/idempotency';
 import type { ChargeDeps } from '../payments/charge-card.usecase';
 import { paymentErrors, pointers } from '../payments/payments.errors';
 import { insertPayment } from '../payments/payments.repository';
-import { activeMerchant, priceOf } from '../payments/pricing';
+import { activeMerchant, moneyColumns, priceOf } from '../payments/pricing';
 import { recordNewPayment } from '../payments/record-payment';
 
 export type AchInput = PaymentInputOf<'ACH'>;
@@ -41,14 +41,7 @@ export async function debitAch({
     paymentType: 'ACH',
     requestType: 'ACH',
     status: outcome.accepted ? 'pending' : 'failed',
-    amount: price.gross,
-    currency: input.transaction.currency,
-    invoice: input.transaction.invoice,
-    gross: price.gross,
-    feeFixed: price.fee,
-    rateBasisPoints: price.rateBasisPoints,
-    grossMinusNet: price.grossMinusNet,
-    net: price.net,
+    ...moneyColumns(price, input.transaction),
     code: outcome.code,
     message: outcome.message,
     bank: {

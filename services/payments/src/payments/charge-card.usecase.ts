@@ -9,7 +9,7 @@ import { avsAccepted, type Processor } from '../sandbox/processor';
 import { loadCardForCharge } from '../tokens/tokens.repository';
 import { type FailedTransaction, paymentErrors, pointers } from './payments.errors';
 import { insertPayment } from './payments.repository';
-import { activeMerchant, priceOf } from './pricing';
+import { activeMerchant, moneyColumns, priceOf } from './pricing';
 import { recordNewPayment } from './record-payment';
 
 export type CardPaymentInput = PaymentInputOf<'tokenv3'> | PaymentInputOf<'tokenv3Split'> | PaymentInputOf<'card'>;
@@ -82,14 +82,7 @@ export async function chargeCard({
     paymentType: 'card',
     requestType: input.paymentType,
     status: approved ? 'pending' : 'failed',
-    amount: price.gross,
-    currency: input.transaction.currency,
-    invoice: input.transaction.invoice,
-    gross: price.gross,
-    feeFixed: price.fee,
-    rateBasisPoints: price.rateBasisPoints,
-    grossMinusNet: price.grossMinusNet,
-    net: price.net,
+    ...moneyColumns(price, input.transaction),
     splitMerchantId: split?.merchantId ?? null,
     splitAmount: split?.amount ?? null,
     code: outcome.code,

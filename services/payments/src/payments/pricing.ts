@@ -31,3 +31,18 @@ export function priceOf(ctx: ServiceContext, merchant: MerchantForPayment, amoun
   });
   return { ...fees, rateBasisPoints, net };
 }
+
+/** The money columns of a new payment record: the priced amount and the pricing in force when it was made. */
+export const moneyColumns = (
+  price: ReturnType<typeof priceOf>,
+  transaction: { currency: string; invoice: string },
+) => ({
+  amount: price.gross,
+  currency: transaction.currency,
+  invoice: transaction.invoice,
+  gross: price.gross,
+  feeFixed: price.fee,
+  rateBasisPoints: price.rateBasisPoints,
+  grossMinusNet: price.grossMinusNet,
+  net: price.net,
+});
