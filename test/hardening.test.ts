@@ -226,3 +226,29 @@ describe('a JSON body sent without Content-Type', () => {
     expectError(declared, 415, 'unsupported_media_type');
   });
 });
+
+describe('authentication comes before the content type', () => {
+  it('answers 401 to a stranger whatever the body, on own and forwarded routes', async () => {
+    const before = await counts();
+    const text = { 'content-type': 'text/plain' };
+    for (const [path, code] of [
+      ['/payments', 'missing_authorization'],
+      ['/sandbox/clock', 'missing_authorization'],
+      ['/auth/token', 'missing_api_key'],
+      ['/admin/accounts', 'invalid_admin_token'],
+    ] as const) {
+      const res = await stack.gateway.request(path, { method: 'POST', headers: text, body: 'not json' });
+      expectError({ status: res.status, body: await res.json(), headers: res.headers }, 401, code);
+    }
+    // Known, the same caller is told the type is wrong.
+    const clock = await stack.call('POST', '/sandbox/clock', { as: creds, raw: 'not json', headers: text });
+    expectError(clock, 415, 'unsupported_media_type');
+    const admin = await stack.gateway.request('/admin/accounts', {
+      method: 'POST',
+      headers: { ...text, authorization: `Bearer ${stack.config.ADMIN_TOKEN}` },
+      body: 'not json',
+    });
+    expect(admin.status).toBe(415);
+    expect(await counts()).toEqual(before);
+  });
+});

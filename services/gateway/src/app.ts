@@ -1,13 +1,13 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { allRoutes } from '@pps/shared/contract';
 import {
-  jsonBodyGuard,
+  bodyChecks,
+  bodySizeGuard,
   notFoundHandler,
   OPERATOR_ACCOUNT_ID,
   onError,
   registeredRoutes,
   requestId,
-  textGuard,
   validationHook,
 } from '@pps/shared/http';
 import { createMetrics, type Metrics, registerQueueMetrics } from '@pps/shared/metrics';
@@ -62,9 +62,9 @@ export function createGatewayApp(deps: GatewayDeps, metrics: Metrics = createMet
       'request',
     );
   });
-  app.use('*', jsonBodyGuard());
-  // The gateway's own routes; the services check what is forwarded to them (no second parse on that path).
-  for (const own of ['/admin/*', '/auth/*', '/sandbox/*']) app.use(own, textGuard());
+  app.use('*', bodySizeGuard());
+  // Content type and text are checked after authentication: on the gateway's own routes by each group once its
+  // caller is known, on forwarded ones by the service (no second parse on that path).
 
   const authenticated: MiddlewareHandler<GatewayEnv> = async (c, next) => {
     const signingKeys = deps.config.TOKEN_SIGNING_KEYS;
@@ -79,7 +79,7 @@ export function createGatewayApp(deps: GatewayDeps, metrics: Metrics = createMet
   registerDocsRoutes(app, allRoutes, deps.config.PUBLIC_BASE_URL);
   registerAdminRoutes(app, deps);
   registerAuthRoutes(app, deps, authenticated);
-  app.use('/sandbox/*', authenticated);
+  app.use('/sandbox/*', authenticated, bodyChecks());
   registerClockRoutes(app, deps);
 
   // Ops calls on merchants (status, features) are the merchants service's writes: forwarded as the operator.

@@ -1,8 +1,10 @@
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { every } from 'hono/combine';
 import { newId } from '../ids';
 import { ApiError } from './errors';
 import { payloadTooLarge } from './on-error';
+import { textGuard } from './text-guard';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -18,8 +20,13 @@ export const requestId = (): MiddlewareHandler => async (c, next) => {
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
-/** Bodies are JSON (a declared other type is 415; none at all is read as JSON) and at most 1 MiB (413). */
-export const jsonBodyGuard = (): MiddlewareHandler => {
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/**
+ * Bodies are at most 1 MiB (413), checked first so an oversized body is never read. A body sent without any
+ * Content-Type is read as JSON (some clients omit it).
+ */
+export const bodySizeGuard = (): MiddlewareHandler => {
   const limit = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {
@@ -28,22 +35,27 @@ export const jsonBodyGuard = (): MiddlewareHandler => {
   });
   return async (c, next) => {
     if (!BODY_METHODS.has(c.req.method)) return next();
-    const type = c.req.header('content-type') ?? '';
-    if (!type) {
-      // Content type matters only when there is a body: a bodiless POST or PUT (an action) goes through.
-      if (c.req.raw.body === null || c.req.header('content-length') === '0') return next();
-      // A body sent without any Content-Type is read as JSON (some clients omit it); only a declared non-JSON
-      // type is refused.
-      c.req.raw.headers.set('content-type', 'application/json');
-      return limit(c, next);
-    }
-    if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
-      throw new ApiError({
-        status: 415,
-        code: 'unsupported_media_type',
-        detail: 'Send the body as JSON with Content-Type: application/json',
-      });
-    }
+    // Content type matters only when there is a body: a bodiless POST or PUT (an action) goes through.
+    if (c.req.raw.body === null || c.req.header('content-length') === '0') return next();
+    if (!c.req.header('content-type')) c.req.raw.headers.set('content-type', 'application/json');
     return limit(c, next);
   };
 };
+
+/** A body declared as anything but JSON is a 415. Runs after authentication: a stranger learns nothing. */
+export const contentTypeGuard = (): MiddlewareHandler => async (c, next) => {
+  if (!BODY_METHODS.has(c.req.method) || c.req.raw.body === null || c.req.header('content-length') === '0') {
+    return next();
+  }
+  if (!JSON_TYPE.test(c.req.header('content-type') ?? 'application/json')) {
+    throw new ApiError({
+      status: 415,
+      code: 'unsupported_media_type',
+      detail: 'Send the body as JSON with Content-Type: application/json',
+    });
+  }
+  await next();
+};
+
+/** What a route checks of a body once the caller is known: JSON (415), then text it can store (400). */
+export const bodyChecks = (): MiddlewareHandler => every(contentTypeGuard(), textGuard());

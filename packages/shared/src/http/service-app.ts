@@ -6,9 +6,8 @@ import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import type { ServiceContext } from './context';
 import { verifyInternal } from './internal-auth';
-import { jsonBodyGuard, requestId } from './middleware';
+import { bodyChecks, bodySizeGuard, requestId } from './middleware';
 import { notFoundHandler, onError, validationHook } from './on-error';
-import { textGuard } from './text-guard';
 
 export type ServiceEnv = { Variables: { ctx: ServiceContext; requestId: string } };
 export type ServiceApp = OpenAPIHono<ServiceEnv>;
@@ -52,8 +51,8 @@ export function createServiceApp(deps: ServiceDeps, name: string): ServiceApp {
     });
     await next();
   });
-  app.use('*', jsonBodyGuard());
-  app.use('*', textGuard());
+  app.use('*', bodySizeGuard());
+  app.use('*', bodyChecks());
   return app;
 }
 

@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createAccountRoute, updateAccountRoute } from '@pps/shared/contract';
 import { safeEqual } from '@pps/shared/crypto';
-import { ApiError } from '@pps/shared/http';
+import { ApiError, bodyChecks } from '@pps/shared/http';
 import type { GatewayDeps, GatewayEnv } from '../deps';
 import { accountDocument, createAccount, setAccountStatus } from './accounts.usecases';
 import { registerAchFileRoutes } from './ach-files.routes';
@@ -30,6 +30,7 @@ export function registerAdminRoutes(app: OpenAPIHono<GatewayEnv>, deps: GatewayD
     }
     await next();
   });
+  app.use('/admin/*', bodyChecks());
 
   app.openapi(createAccountRoute, async (c) => {
     const { name } = c.req.valid('json').data.attributes;

@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createAppKeyRoute, createAppTokenRoute, getAuthRoute, verifyAppTokenRoute } from '@pps/shared/contract';
+import { bodyChecks } from '@pps/shared/http';
 import type { MiddlewareHandler } from 'hono';
 import type { GatewayDeps, GatewayEnv } from '../deps';
 import { authErrors } from './auth.errors';
@@ -30,7 +31,7 @@ export function registerAuthRoutes(
 ) {
   const base = deps.config.PUBLIC_BASE_URL;
   const keyApp = app as unknown as OpenAPIHono<KeyEnv>;
-  keyApp.on('POST', ['/auth/key', '/auth/token'], requireApiKey(deps));
+  keyApp.on('POST', ['/auth/key', '/auth/token'], requireApiKey(deps), bodyChecks());
 
   keyApp.openapi(createAppKeyRoute, async (c) => {
     const account = c.get('account');
