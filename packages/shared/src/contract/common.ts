@@ -53,20 +53,57 @@ const errorDescriptions: Record<number, string> = {
   413: 'Body larger than 1 MiB',
   415: 'Body is not application/json',
   422: 'Unprocessable: the request is valid but cannot be carried out',
+  429: 'Rate limited: too many calls from this account, or too many failed authentications from this address',
   501: 'Not implemented yet',
 };
 
-/** Error responses of a route, documented with the shared error document. */
+/** Headers of an error response: a 429 says when to try again (the gateway's rate limits, docs/design.md). */
+const errorHeaders: Record<
+  number,
+  Record<string, { description: string; schema: { type: 'integer'; minimum: number } }>
+> = {
+  429: {
+    'Retry-After': {
+      description: 'Whole seconds to wait before trying again (at least 1)',
+      schema: { type: 'integer', minimum: 1 },
+    },
+  },
+};
+
+/** Error responses of a route, documented with the shared error document (repeated statuses count once). */
 export const errorResponses = (...statuses: number[]) =>
   Object.fromEntries(
     statuses.map((status) => [
       status,
       {
         description: errorDescriptions[status] ?? 'Error',
+        ...(errorHeaders[status] ? { headers: errorHeaders[status] } : {}),
         content: { 'application/json': { schema: errorDocumentSchema } },
       },
     ]),
   );
+
+/** What any call with a JSON body can be refused with: invalid (400), over 1 MiB (413), not JSON (415). */
+export const JSON_BODY_ERRORS = [400, 413, 415] as const;
+
+/**
+ * What any call of an account (app token or API key) can be refused with: bad credentials (401), rate limited (429:
+ * per account, and per address for failed authentications). Operator calls are not rate limited: 401 only.
+ */
+export const AUTHENTICATED_ERRORS = [401, 429] as const;
+
+/** The error responses of an authenticated call: 401 and 429, plus the route's own. */
+export const authenticatedErrors = (...statuses: number[]) => errorResponses(...AUTHENTICATED_ERRORS, ...statuses);
+
+/** The error responses of an authenticated call with a JSON body: 400, 401, 413, 415 and 429, plus the route's own. */
+export const authenticatedBodyErrors = (...statuses: number[]) =>
+  errorResponses(...AUTHENTICATED_ERRORS, ...JSON_BODY_ERRORS, ...statuses);
+
+/** The error responses of an operator call (`adminSecurity`): 401, plus the route's own. */
+export const adminErrors = (...statuses: number[]) => errorResponses(401, ...statuses);
+
+/** The error responses of an operator call with a JSON body: 400, 401, 413 and 415, plus the route's own. */
+export const adminBodyErrors = (...statuses: number[]) => errorResponses(401, ...JSON_BODY_ERRORS, ...statuses);
 
 export const jsonBody = <S extends z.ZodTypeAny>(schema: S) => ({
   required: true,
@@ -78,11 +115,52 @@ export const jsonResponse = <S extends z.ZodTypeAny>(description: string, schema
   content: { 'application/json': { schema } },
 });
 
+/**
+ * The security schemes of the document (components.securitySchemes); the requirements below name them.
+ * Authenticated calls send `Authorization: Bearer <app token>`, `x-api-key` and `appId` (docs/design.md).
+ */
+export const securitySchemes = {
+  appToken: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'The app token from POST /auth/token, valid one hour',
+  },
+  apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: "The account's API key" },
+  appId: { type: 'apiKey', in: 'header', name: 'appId', description: 'The app the token was minted for' },
+  adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (ADMIN_TOKEN), ops calls only' },
+} as const;
+
+/** The tags the routes are grouped by, in the order the docs show them. */
+export const apiTags = [
+  { name: 'Auth', description: 'App keys and app tokens: how a platform gets the credentials of its calls' },
+  { name: 'Merchants', description: 'Onboard merchants and keep their bank account and AVS mode up to date' },
+  {
+    name: 'Vault',
+    description: 'Vault cards as tokens; the number is encrypted at rest, the security code never kept',
+  },
+  {
+    name: 'Customers',
+    description: "A customer groups a buyer's vault tokens; it may be tied to one of your merchants",
+  },
+  {
+    name: 'Payments',
+    description: 'Card, split and ACH payments, with voids, refunds and split refunds (POST /payments by paymentType)',
+  },
+  { name: 'Webhooks', description: 'Signed webhook endpoints (Standard Webhooks), their secrets and deliveries' },
+  { name: 'Events', description: "The account's events, as delivered to webhooks, and their redelivery" },
+  { name: 'Sandbox', description: "The account's sandbox clock, to move settlement and void windows forward" },
+  { name: 'Admin', description: 'Operator calls (ops): accounts, merchant status and features, NACHA files' },
+];
+
 /** Security requirement of the authenticated calls: the four headers (docs/design.md). */
 export const authenticated = [{ appToken: [], apiKey: [], appId: [] }];
 
-/** Common errors of every authenticated call. */
-export const AUTHENTICATED_ERRORS = [400, 401, 403, 413, 415] as const;
+/** Security requirement of POST /auth/key and POST /auth/token: the API key alone. */
+export const apiKeyOnly = [{ apiKey: [] }];
+
+/** Security requirement of the ops calls under /admin: the operator token. */
+export const adminSecurity = [{ adminToken: [] }];
 
 export const isoTimestamp = z.string().openapi({ format: 'date-time', example: '2026-11-22T17:04:05.123Z' });
 export const centsString = z.string().regex(/^\d+$/).openapi({ example: '1000', description: 'Integer cents' });

@@ -2,7 +2,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { paginationQuery } from '../http/pagination';
 import {
   authenticated,
-  errorResponses,
+  authenticatedBodyErrors,
+  authenticatedErrors,
   idParam,
   isoTimestamp,
   jsonBody,
@@ -62,26 +63,28 @@ export const customerResourceSchema = resourceSchema('customers', customerAttrib
 export const createCustomerRoute = createRoute({
   method: 'post',
   path: '/customers',
+  operationId: 'createCustomer',
   tags: ['Customers'],
   summary: 'Create a customer, optionally tied to a merchant of the account',
   security: authenticated,
   request: { body: jsonBody(createCustomerBodySchema) },
   responses: {
     201: jsonResponse('The customer', singleDocument(customerResourceSchema)),
-    ...errorResponses(400, 401, 403, 413, 415),
+    ...authenticatedBodyErrors(403),
   },
 });
 
 export const getCustomerRoute = createRoute({
   method: 'get',
   path: '/customers/{id}',
+  operationId: 'getCustomer',
   tags: ['Customers'],
   summary: 'Retrieve a customer',
   security: authenticated,
   request: { params: idParam('Customer id', 'cus_…') },
   responses: {
     200: jsonResponse('The customer', singleDocument(customerResourceSchema)),
-    ...errorResponses(401, 403, 404),
+    ...authenticatedErrors(403, 404),
   },
 });
 
@@ -100,13 +103,14 @@ export const listCustomersQuerySchema = z.object({
 export const listCustomersRoute = createRoute({
   method: 'get',
   path: '/customers',
+  operationId: 'listCustomers',
   tags: ['Customers'],
   summary: 'The account’s customers, newest first',
   security: authenticated,
   request: { query: listCustomersQuerySchema },
   responses: {
     200: jsonResponse('A page of customers', listDocument(customerResourceSchema)),
-    ...errorResponses(400, 401, 403),
+    ...authenticatedErrors(400, 403),
   },
 });
 

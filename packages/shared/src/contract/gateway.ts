@@ -1,7 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import {
+  adminBodyErrors,
+  adminSecurity,
+  apiKeyOnly,
   authenticated,
-  errorResponses,
+  authenticatedBodyErrors,
+  authenticatedErrors,
   idParam,
   isoTimestamp,
   jsonBody,
@@ -10,13 +14,6 @@ import {
   resourceSchema,
   singleDocument,
 } from './common';
-
-const apiKeyHeader = z.object({
-  'x-api-key': z
-    .string()
-    .optional()
-    .openapi({ param: { name: 'x-api-key', in: 'header' }, example: 'sk_test_…' }),
-});
 
 // ── /auth ──────────────────────────────────────────────────────────────────────
 const appKeyResource = resourceSchema(
@@ -27,15 +24,16 @@ const appKeyResource = resourceSchema(
 export const createAppKeyRoute = createRoute({
   method: 'post',
   path: '/auth/key',
+  operationId: 'createAppKey',
   tags: ['Auth'],
   summary: 'Create an app key (invalidates the previous key and the tokens minted from it)',
+  security: apiKeyOnly,
   request: {
-    headers: apiKeyHeader,
     body: jsonBody(requestEnvelope('auth', z.object({ appId: z.string().min(1).openapi({ example: 'app_…' }) }))),
   },
   responses: {
     201: jsonResponse('The new app key; data.id is the API key', singleDocument(appKeyResource)),
-    ...errorResponses(400, 401, 403, 413, 415),
+    ...authenticatedBodyErrors(403),
   },
 });
 
@@ -47,15 +45,16 @@ const appTokenResource = resourceSchema(
 export const createAppTokenRoute = createRoute({
   method: 'post',
   path: '/auth/token',
+  operationId: 'createAppToken',
   tags: ['Auth'],
   summary: 'Create an app token, valid one hour',
+  security: apiKeyOnly,
   request: {
-    headers: apiKeyHeader,
     body: jsonBody(requestEnvelope('auth', z.object({ appKey: z.string().min(1) }))),
   },
   responses: {
     201: jsonResponse('The app token', singleDocument(appTokenResource)),
-    ...errorResponses(400, 401, 403, 413, 415),
+    ...authenticatedBodyErrors(403),
   },
 });
 
@@ -73,12 +72,13 @@ const tokenInfoResource = resourceSchema(
 export const verifyAppTokenRoute = createRoute({
   method: 'get',
   path: '/auth/token',
+  operationId: 'verifyAppToken',
   tags: ['Auth'],
   summary: 'Verify the app token of this call: its app, account and expiry',
   security: authenticated,
   responses: {
     200: jsonResponse('The token is valid', singleDocument(tokenInfoResource)),
-    ...errorResponses(401, 403),
+    ...authenticatedErrors(403),
   },
 });
 
@@ -97,12 +97,13 @@ const accountInfoResource = resourceSchema(
 export const getAuthRoute = createRoute({
   method: 'get',
   path: '/auth',
+  operationId: 'getAuthAccount',
   tags: ['Auth'],
   summary: "The caller's account and apps",
   security: authenticated,
   responses: {
     200: jsonResponse("The caller's account", singleDocument(accountInfoResource)),
-    ...errorResponses(401, 403),
+    ...authenticatedErrors(403),
   },
 });
 
@@ -116,11 +117,11 @@ const accountAttributes = z.object({
   appId: z.string().optional(),
 });
 const accountResource = resourceSchema('accounts', accountAttributes).openapi('Account');
-export const adminSecurity = [{ adminToken: [] }];
 
 export const createAccountRoute = createRoute({
   method: 'post',
   path: '/admin/accounts',
+  operationId: 'createAccount',
   tags: ['Admin'],
   summary: 'Onboard an account (ops): returns its API key, shown only here, and its app id',
   security: adminSecurity,
@@ -129,13 +130,14 @@ export const createAccountRoute = createRoute({
   },
   responses: {
     201: jsonResponse('The new account', singleDocument(accountResource)),
-    ...errorResponses(400, 401, 413, 415),
+    ...adminBodyErrors(),
   },
 });
 
 export const updateAccountRoute = createRoute({
   method: 'put',
   path: '/admin/accounts/{id}',
+  operationId: 'updateAccount',
   tags: ['Admin'],
   summary: 'Enable or disable an account (ops)',
   security: adminSecurity,
@@ -145,7 +147,7 @@ export const updateAccountRoute = createRoute({
   },
   responses: {
     200: jsonResponse('The account', singleDocument(accountResource)),
-    ...errorResponses(400, 401, 404, 413, 415),
+    ...adminBodyErrors(404),
   },
 });
 
@@ -157,15 +159,17 @@ const clockResource = resourceSchema('clock', z.object({ now: isoTimestamp, offs
 export const getClockRoute = createRoute({
   method: 'get',
   path: '/sandbox/clock',
+  operationId: 'getSandboxClock',
   tags: ['Sandbox'],
   summary: "The account's sandbox clock",
   security: authenticated,
-  responses: { 200: jsonResponse('The clock', singleDocument(clockResource)), ...errorResponses(401, 403) },
+  responses: { 200: jsonResponse('The clock', singleDocument(clockResource)), ...authenticatedErrors(403) },
 });
 
 export const advanceClockRoute = createRoute({
   method: 'post',
   path: '/sandbox/clock',
+  operationId: 'advanceSandboxClock',
   tags: ['Sandbox'],
   summary: "Move the account's sandbox clock forward (by seconds, or to a time); never backwards",
   security: authenticated,
@@ -186,7 +190,7 @@ export const advanceClockRoute = createRoute({
   },
   responses: {
     200: jsonResponse('The clock after the move', singleDocument(clockResource)),
-    ...errorResponses(400, 401, 403, 413, 415, 422),
+    ...authenticatedBodyErrors(403, 422),
   },
 });
 

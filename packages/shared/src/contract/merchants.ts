@@ -3,8 +3,11 @@ import { avsModes, fraudScreenPolicies } from '../db/schema/merchants';
 import { paginationQuery } from '../http/pagination';
 import { merchantStatuses } from '../states/merchant-states';
 import {
+  adminBodyErrors,
+  adminSecurity,
   authenticated,
-  errorResponses,
+  authenticatedBodyErrors,
+  authenticatedErrors,
   idParam,
   isoTimestamp,
   jsonBody,
@@ -134,7 +137,6 @@ export type MerchantAvsUpdated = z.infer<typeof avsUpdatedResource>;
 // ── routes ─────────────────────────────────────────────────────────────────────
 const merchantId = idParam('Merchant id', 'mer_…');
 const documented = merchantRequestSchemas();
-const ownErrors = [400, 401, 403, 404, 413, 415] as const;
 
 /** The merchant routes with the given field rules: the service registers these; the docs use the plain ones. */
 export function merchantRoutesFor(schemas: MerchantRequestSchemas = documented) {
@@ -142,49 +144,53 @@ export function merchantRoutesFor(schemas: MerchantRequestSchemas = documented) 
     createMerchantRoute: createRoute({
       method: 'post',
       path: '/merchants',
+      operationId: 'createMerchant',
       tags: ['Merchants'],
       summary: 'Create a merchant (active at once; sandbox trigger firstName `Review` creates it pending)',
       security: authenticated,
       request: { body: jsonBody(schemas.createMerchantBody) },
       responses: {
         201: jsonResponse('The merchant, sensitive values masked', singleDocument(merchantResourceSchema)),
-        ...errorResponses(400, 401, 403, 409, 413, 415),
+        ...authenticatedBodyErrors(403, 409),
       },
     }),
     updateMerchantRoute: createRoute({
       method: 'put',
       path: '/merchants/{id}',
+      operationId: 'updateMerchant',
       tags: ['Merchants'],
       summary: 'Update the bank account (group bankInfo, a new version) or the AVS mode (group AVS)',
       security: authenticated,
       request: { params: merchantId, body: jsonBody(schemas.updateMerchantBody) },
       responses: {
         200: jsonResponse('The updated group', singleDocument(z.union([bankInfoUpdatedResource, avsUpdatedResource]))),
-        ...errorResponses(...ownErrors, 422),
+        ...authenticatedBodyErrors(403, 404, 422),
       },
     }),
     updateBankInfoRoute: createRoute({
       method: 'put',
       path: '/merchants/{id}/bankInfo',
+      operationId: 'updateMerchantBankInfo',
       tags: ['Merchants'],
       summary: 'Update the bank account: pending deposits keep the version they were created with',
       security: authenticated,
       request: { params: merchantId, body: jsonBody(schemas.updateBankInfoBody) },
       responses: {
         200: jsonResponse('The new bank account, masked', singleDocument(bankInfoUpdatedResource)),
-        ...errorResponses(...ownErrors, 422),
+        ...authenticatedBodyErrors(403, 404, 422),
       },
     }),
     updateAvsModeRoute: createRoute({
       method: 'put',
       path: '/merchants/{id}/avsMode',
+      operationId: 'updateMerchantAvsMode',
       tags: ['Merchants'],
       summary: 'Set the AVS mode for new payments',
       security: authenticated,
       request: { params: merchantId, body: jsonBody(schemas.updateAvsBody) },
       responses: {
         200: jsonResponse('The AVS mode', singleDocument(avsUpdatedResource)),
-        ...errorResponses(...ownErrors, 422),
+        ...authenticatedBodyErrors(403, 404, 422),
       },
     }),
   };
@@ -200,13 +206,14 @@ export const {
 export const getMerchantRoute = createRoute({
   method: 'get',
   path: '/merchants/{id}',
+  operationId: 'getMerchant',
   tags: ['Merchants'],
   summary: 'A merchant of the caller, sensitive values masked',
   security: authenticated,
   request: { params: merchantId },
   responses: {
     200: jsonResponse('The merchant', singleDocument(merchantResourceSchema)),
-    ...errorResponses(401, 403, 404),
+    ...authenticatedErrors(403, 404),
   },
 });
 
@@ -221,41 +228,42 @@ export const listMerchantsQuerySchema = z.object({
 export const listMerchantsRoute = createRoute({
   method: 'get',
   path: '/merchants',
+  operationId: 'listMerchants',
   tags: ['Merchants'],
   summary: "The caller's merchants, newest first",
   security: authenticated,
   request: { query: listMerchantsQuerySchema },
   responses: {
     200: jsonResponse('A page of merchants', listDocument(merchantListItemSchema)),
-    ...errorResponses(400, 401),
+    ...authenticatedErrors(400),
   },
 });
-
-const adminSecurity = [{ adminToken: [] }];
 
 export const setMerchantStatusRoute = createRoute({
   method: 'put',
   path: '/admin/merchants/{id}/status',
+  operationId: 'setMerchantStatus',
   tags: ['Admin'],
   summary: 'Change a merchant status (ops): pending→active|closed, active→suspended|closed, suspended→active|closed',
   security: adminSecurity,
   request: { params: merchantId, body: jsonBody(merchantStatusBody) },
   responses: {
     200: jsonResponse('The merchant', singleDocument(merchantResourceSchema)),
-    ...errorResponses(400, 401, 403, 404, 413, 415, 422),
+    ...adminBodyErrors(403, 404, 422),
   },
 });
 
 export const setMerchantFeaturesRoute = createRoute({
   method: 'put',
   path: '/admin/merchants/{id}/features',
+  operationId: 'setMerchantFeatures',
   tags: ['Admin'],
   summary: 'Switch merchant features (ops): secondSplit',
   security: adminSecurity,
   request: { params: merchantId, body: jsonBody(merchantFeaturesBody) },
   responses: {
     200: jsonResponse('The merchant', singleDocument(merchantResourceSchema)),
-    ...errorResponses(400, 401, 403, 404, 413, 415),
+    ...adminBodyErrors(403, 404),
   },
 });
 

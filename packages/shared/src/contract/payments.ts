@@ -5,8 +5,9 @@ import type { AmountBounds } from '../money';
 import { paymentStatuses } from '../states/payment-states';
 import {
   authenticated,
+  authenticatedBodyErrors,
+  authenticatedErrors,
   centsString,
-  errorResponses,
   idParam,
   isoTimestamp,
   jsonBody,
@@ -151,6 +152,7 @@ export const createPaymentRouteFor = (bounds: AmountBounds) =>
   createRoute({
     method: 'post',
     path: '/payments',
+    operationId: 'createPayment',
     tags: ['Payments'],
     summary: 'Create a payment; data.attributes.paymentType chooses the operation',
     description:
@@ -162,7 +164,7 @@ export const createPaymentRouteFor = (bounds: AmountBounds) =>
     request: { body: jsonBody(createPaymentBodySchema(bounds)) },
     responses: {
       201: jsonResponse('The payment', singleDocument(paymentResourceSchema)),
-      ...errorResponses(400, 401, 402, 403, 404, 409, 413, 415, 422),
+      ...authenticatedBodyErrors(402, 403, 404, 409, 422),
     },
   });
 
@@ -171,24 +173,26 @@ export const createPaymentRoute = createPaymentRouteFor(defaultBounds);
 export const getPaymentRoute = createRoute({
   method: 'get',
   path: '/payments/{id}',
+  operationId: 'getPayment',
   tags: ['Payments'],
   summary: 'Retrieve a payment with its splits, refunds, refundable amount and void window',
   security: authenticated,
   request: { params: idParam('Payment id', 'pay_…') },
   responses: {
     200: jsonResponse('The payment', singleDocument(paymentResourceSchema)),
-    ...errorResponses(401, 403, 404),
+    ...authenticatedErrors(403, 404),
   },
 });
 
 export const getPaymentStatusRoute = createRoute({
   method: 'get',
   path: '/payments/status/{id}',
+  operationId: 'getPaymentStatus',
   tags: ['Payments'],
   summary: "A payment's status, lightly",
   security: authenticated,
   request: { params: idParam('Payment id', 'pay_…') },
-  responses: { 200: jsonResponse('The status', paymentStatusSchema), ...errorResponses(401, 403, 404) },
+  responses: { 200: jsonResponse('The status', paymentStatusSchema), ...authenticatedErrors(403, 404) },
 });
 
 const isoDateParam = (name: string) =>
@@ -221,23 +225,25 @@ export const listPaymentsQuerySchema = z.object({
 export const listPaymentsRoute = createRoute({
   method: 'get',
   path: '/payments',
+  operationId: 'listPayments',
   tags: ['Payments'],
   summary: "A merchant's payments and their children, newest first",
   security: authenticated,
   request: { query: listPaymentsQuerySchema },
   responses: {
     200: jsonResponse('A page of payments', listDocument(paymentSummarySchema)),
-    ...errorResponses(400, 401, 403),
+    ...authenticatedErrors(400, 403),
   },
 });
 
 export const paymentStatesRoute = createRoute({
   method: 'get',
   path: '/payments/states',
+  operationId: 'getPaymentStates',
   tags: ['Payments'],
   summary: 'The payment state machine: statuses and legal transitions',
   security: authenticated,
-  responses: { 200: jsonResponse('The state machine', paymentStatesSchema), ...errorResponses(401) },
+  responses: { 200: jsonResponse('The state machine', paymentStatesSchema), ...authenticatedErrors() },
 });
 
 export const paymentsRoutes = [

@@ -1,15 +1,15 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { paginationQuery } from '../http/pagination';
 import {
+  adminErrors,
+  adminSecurity,
   centsString,
-  errorResponses,
   idParam,
   isoTimestamp,
   jsonResponse,
   listDocument,
   resourceSchema,
 } from './common';
-import { adminSecurity } from './gateway';
 
 /** The NACHA files settlement wrote, for ops (docs/design.md). The file content holds full account numbers. */
 export const achFileResource = resourceSchema(
@@ -28,23 +28,25 @@ export const achFileResource = resourceSchema(
 export const listAchFilesRoute = createRoute({
   method: 'get',
   path: '/admin/ach-files',
+  operationId: 'listAchFiles',
   tags: ['Admin'],
   summary: 'The NACHA files of ACH settlement passes, newest first (ops)',
   security: adminSecurity,
   request: { query: z.object(paginationQuery) },
-  responses: { 200: jsonResponse('A page of ACH files', listDocument(achFileResource)), ...errorResponses(400, 401) },
+  responses: { 200: jsonResponse('A page of ACH files', listDocument(achFileResource)), ...adminErrors(400) },
 });
 
 export const getAchFileRoute = createRoute({
   method: 'get',
   path: '/admin/ach-files/{id}',
+  operationId: 'getAchFile',
   tags: ['Admin'],
   summary: 'One NACHA file as text/plain: 94-character records, blocking factor 10 (ops)',
   security: adminSecurity,
   request: { params: idParam('ACH file id', 'ach_…') },
   responses: {
     200: { description: 'The NACHA file', content: { 'text/plain': { schema: z.string() } } },
-    ...errorResponses(401, 404),
+    ...adminErrors(404),
   },
 });
 

@@ -2,7 +2,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { paginationQuery } from '../http/pagination';
 import {
   authenticated,
-  errorResponses,
+  authenticatedBodyErrors,
+  authenticatedErrors,
   idParam,
   isoTimestamp,
   jsonBody,
@@ -148,26 +149,28 @@ export const tokenResourceSchema = resourceSchema('tokens', tokenAttributesSchem
 export const createTokenRoute = createRoute({
   method: 'post',
   path: '/tokens',
+  operationId: 'createToken',
   tags: ['Vault'],
   summary: 'Vault a card: returns a token; the number is encrypted at rest, the security code never stored',
   security: authenticated,
   request: { body: jsonBody(createTokenBodySchema) },
   responses: {
     201: jsonResponse('The vault token', singleDocument(tokenResourceSchema)),
-    ...errorResponses(400, 401, 403, 413, 415),
+    ...authenticatedBodyErrors(403),
   },
 });
 
 export const getTokenRoute = createRoute({
   method: 'get',
   path: '/tokens/{id}',
+  operationId: 'getToken',
   tags: ['Vault'],
   summary: 'Retrieve a vault token (brand, last four, expiry, holder; never the number)',
   security: authenticated,
   request: { params: idParam('Token id', 'tok_…') },
   responses: {
     200: jsonResponse('The vault token', singleDocument(tokenResourceSchema)),
-    ...errorResponses(401, 403, 404),
+    ...authenticatedErrors(403, 404),
   },
 });
 
@@ -186,13 +189,14 @@ export const listTokensQuerySchema = z.object({
 export const listTokensRoute = createRoute({
   method: 'get',
   path: '/tokens',
+  operationId: 'listTokens',
   tags: ['Vault'],
   summary: 'The account’s vault tokens, newest first',
   security: authenticated,
   request: { query: listTokensQuerySchema },
   responses: {
     200: jsonResponse('A page of vault tokens', listDocument(tokenResourceSchema)),
-    ...errorResponses(400, 401, 403),
+    ...authenticatedErrors(400, 403),
   },
 });
 

@@ -5,7 +5,8 @@ import { paginationQuery } from '../http/pagination';
 import { webhookUrlProblem } from '../webhooks/url-guard';
 import {
   authenticated,
-  errorResponses,
+  authenticatedBodyErrors,
+  authenticatedErrors,
   idParam,
   isoTimestamp,
   jsonBody,
@@ -234,68 +235,74 @@ export const listEventsQuerySchema = z.object({
 export const createWebhookRoute = createRoute({
   method: 'post',
   path: '/webhooks',
+  operationId: 'createWebhook',
   tags: ['Webhooks'],
   summary: 'Subscribe a URL to events; the signing secret is shown in this response only',
   security: authenticated,
   request: { body: jsonBody(createWebhookBodySchema) },
   responses: {
     201: jsonResponse('The endpoint, with its secret', singleDocument(webhookWithSecretResourceSchema)),
-    ...errorResponses(400, 401, 403, 413, 415),
+    ...authenticatedBodyErrors(403),
   },
 });
 
 export const listWebhooksRoute = createRoute({
   method: 'get',
   path: '/webhooks',
+  operationId: 'listWebhooks',
   tags: ['Webhooks'],
   summary: 'The account’s webhook endpoints, newest first (deleted ones left out)',
   security: authenticated,
   request: { query: z.object(paginationQuery) },
   responses: {
     200: jsonResponse('A page of endpoints', listDocument(webhookResourceSchema)),
-    ...errorResponses(400, 401, 403),
+    ...authenticatedErrors(400, 403),
   },
 });
 
 export const getWebhookRoute = createRoute({
   method: 'get',
   path: '/webhooks/{id}',
+  operationId: 'getWebhook',
   tags: ['Webhooks'],
   summary: 'A webhook endpoint (never its secret)',
   security: authenticated,
   request: { params: webhookId },
   responses: {
     200: jsonResponse('The endpoint', singleDocument(webhookResourceSchema)),
-    ...errorResponses(401, 403, 404),
+    ...authenticatedErrors(403, 404),
   },
 });
 
 export const updateWebhookRoute = createRoute({
   method: 'put',
   path: '/webhooks/{id}',
+  operationId: 'updateWebhook',
   tags: ['Webhooks'],
   summary: 'Change any of url, events, description, enabled (enabled: true clears disabledReason)',
   security: authenticated,
   request: { params: webhookId, body: jsonBody(updateWebhookBodySchema) },
   responses: {
     200: jsonResponse('The endpoint', singleDocument(webhookResourceSchema)),
-    ...errorResponses(400, 401, 403, 404, 413, 415),
+    ...authenticatedBodyErrors(403, 404),
   },
 });
 
 export const deleteWebhookRoute = createRoute({
   method: 'delete',
   path: '/webhooks/{id}',
+  operationId: 'deleteWebhook',
   tags: ['Webhooks'],
   summary: 'Remove a webhook endpoint: nothing more is delivered to it, and it answers 404 from then on',
   security: authenticated,
   request: { params: webhookId },
-  responses: { 204: { description: 'Removed (no content)' }, ...errorResponses(401, 403, 404) },
+  responses: { 204: { description: 'Removed (no content)' }, ...authenticatedErrors(403, 404) },
 });
 
 export const rotateWebhookSecretRoute = createRoute({
   method: 'post',
   path: '/webhooks/{id}/rotate-secret',
+  operationId: 'rotateWebhookSecret',
   tags: ['Webhooks'],
   summary:
     'A new signing secret, shown in this response only; the previous one keeps signing for ' +
@@ -304,13 +311,14 @@ export const rotateWebhookSecretRoute = createRoute({
   request: { params: webhookId },
   responses: {
     200: jsonResponse('The endpoint with its new secret', singleDocument(webhookWithSecretResourceSchema)),
-    ...errorResponses(401, 403, 404),
+    ...authenticatedErrors(403, 404),
   },
 });
 
 export const testWebhookRoute = createRoute({
   method: 'post',
   path: '/webhooks/{id}/test',
+  operationId: 'testWebhook',
   tags: ['Webhooks'],
   summary:
     'Send a webhook.test event (the endpoint, without its secret) to this endpoint only. No request body. ' +
@@ -319,52 +327,56 @@ export const testWebhookRoute = createRoute({
   request: { params: webhookId },
   responses: {
     202: jsonResponse('The test event, queued for delivery', singleDocument(eventResourceSchema)),
-    ...errorResponses(401, 403, 404, 422),
+    ...authenticatedErrors(403, 404, 422),
   },
 });
 
 export const listWebhookDeliveriesRoute = createRoute({
   method: 'get',
   path: '/webhooks/{id}/deliveries',
+  operationId: 'listWebhookDeliveries',
   tags: ['Webhooks'],
   summary: 'Deliveries to the endpoint, newest first, each with its attempts',
   security: authenticated,
   request: { params: webhookId, query: z.object(paginationQuery) },
   responses: {
     200: jsonResponse('A page of deliveries', listDocument(deliveryResourceSchema)),
-    ...errorResponses(400, 401, 403, 404),
+    ...authenticatedErrors(400, 403, 404),
   },
 });
 
 export const listEventsRoute = createRoute({
   method: 'get',
   path: '/events',
+  operationId: 'listEvents',
   tags: ['Events'],
   summary: 'The account’s events, newest first, filtered by type and resourceId',
   security: authenticated,
   request: { query: listEventsQuerySchema },
   responses: {
     200: jsonResponse('A page of events', listDocument(eventResourceSchema)),
-    ...errorResponses(400, 401, 403),
+    ...authenticatedErrors(400, 403),
   },
 });
 
 export const getEventRoute = createRoute({
   method: 'get',
   path: '/events/{id}',
+  operationId: 'getEvent',
   tags: ['Events'],
   summary: 'An event',
   security: authenticated,
   request: { params: eventId },
   responses: {
     200: jsonResponse('The event', singleDocument(eventResourceSchema)),
-    ...errorResponses(401, 403, 404),
+    ...authenticatedErrors(403, 404),
   },
 });
 
 export const redeliverEventRoute = createRoute({
   method: 'post',
   path: '/events/{id}/redeliver',
+  operationId: 'redeliverEvent',
   tags: ['Events'],
   summary:
     'Deliver an event again. With endpointId, to that endpoint only (reopening its delivery, or creating one). ' +
@@ -380,7 +392,7 @@ export const redeliverEventRoute = createRoute({
       'The deliveries reopened or created, queued for delivery',
       z.object({ data: z.array(deliveryResourceSchema) }),
     ),
-    ...errorResponses(400, 401, 403, 404, 413, 415, 422),
+    ...authenticatedBodyErrors(403, 404, 422),
   },
 });
 

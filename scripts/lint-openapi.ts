@@ -1,0 +1,44 @@
+import { pathToFileURL } from 'node:url';
+import { allRoutes } from '@pps/shared/contract';
+import { createConfig, lintFromString, type NormalizedProblem } from '@redocly/openapi-core';
+import { buildOpenApiDocument } from '../services/gateway/src/docs/docs.routes';
+
+/**
+ * Redocly's `recommended` ruleset over an OpenAPI document (test/openapi-lint.test.ts lints the one the gateway
+ * serves). Warnings count as problems too.
+ */
+export async function lintOpenApi(document: object): Promise<NormalizedProblem[]> {
+  const config = await createConfig({ extends: ['recommended'] });
+  return lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });
+}
+
+/** One line per problem: severity, rule, where, what. */
+export const formatProblems = (problems: NormalizedProblem[]) =>
+  problems
+    .map((problem) => {
+      const where = problem.location.map((location) => location.pointer ?? '').join(', ');
+      return `${problem.severity} ${problem.ruleId} ${where}: ${problem.message}`;
+    })
+    .join('\n');
+
+/**
+ * `npm run lint:openapi`: builds the document `/openapi.json` serves (buildOpenApiDocument over the contract's
+ * routes) and lints it; exits 1 on any problem. The server is PUBLIC_BASE_URL when set; its localhost default is
+ * for development only and draws `no-server-example.com`, so without it a placeholder public URL stands in.
+ */
+async function main() {
+  const serverUrl = process.env.PUBLIC_BASE_URL?.replace(/\/+$/, '') || 'https://pps.invalid';
+  const document = buildOpenApiDocument(allRoutes, serverUrl);
+  const operations = Object.values(document.paths ?? {}).flatMap((item) => Object.keys(item ?? {})).length;
+  const problems = await lintOpenApi(document);
+  if (problems.length > 0) {
+    console.error(formatProblems(problems));
+    console.error(
+      `\n${problems.length} problem(s) in the OpenAPI document (${operations} operations, server ${serverUrl})`,
+    );
+    process.exit(1);
+  }
+  console.log(`OpenAPI document: ${operations} operations, no problems (Redocly recommended, server ${serverUrl})`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();
