@@ -252,3 +252,27 @@ describe('authentication comes before the content type', () => {
     expect(await counts()).toEqual(before);
   });
 });
+
+describe('a deeply nested body', () => {
+  it('is a fast 400 at the depth it went too far, on own and forwarded routes, and stores nothing', async () => {
+    const before = await counts();
+    const json = { 'content-type': 'application/json' };
+    const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+    const customer = await stack.call('POST', '/customers', { as: creds, raw: deep, headers: json });
+    expectError(customer, 400, 'body_too_deep', `/${Array(32).fill('0').join('/')}`);
+    const nested = `{"data":{"type":"customers","attributes":{"name":"Deep","externalId":${deep}}}}`;
+    expectError(
+      await stack.call('POST', '/customers', { as: creds, raw: nested, headers: json }),
+      400,
+      'body_too_deep',
+    );
+    // No content type (bytes, not a string, or the Request would call it text/plain): read as JSON.
+    const objects = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
+    expectError(
+      await stack.call('POST', '/admin/accounts', { headers: stack.admin, raw: new TextEncoder().encode(objects) }),
+      400,
+      'body_too_deep',
+    );
+    expect(await counts()).toEqual(before);
+  });
+});

@@ -10,29 +10,52 @@ const problemOf = (value: string) =>
 
 const escapePointer = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1');
 
-/** Every string (and object key) of a JSON value that cannot be stored, with its JSON pointer. */
-export function unstorableStrings(value: unknown, pointer = ''): ApiErrorInit[] {
-  if (typeof value === 'string') {
-    return UNSTORABLE.test(value)
-      ? [{ status: 400, code: 'invalid_field', detail: `${pointer || 'the body'} ${problemOf(value)}`, pointer }]
-      : [];
-  }
-  if (Array.isArray(value)) return value.flatMap((item, index) => unstorableStrings(item, `${pointer}/${index}`));
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).flatMap(([key, item]) => {
+/** Deeper than any body of this API; a deeper document is refused before anything else walks it. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Every string (and object key) of a JSON value that cannot be stored, with its JSON pointer; or, for a value
+ * nested deeper than MAX_JSON_DEPTH, that one problem. Walked with a stack of its own: no depth can overflow it.
+ */
+export function unstorableStrings(root: unknown): ApiErrorInit[] {
+  const problems: ApiErrorInit[] = [];
+  const pending: { value: unknown; pointer: string; depth: number }[] = [{ value: root, pointer: '', depth: 0 }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const { value, pointer, depth } = next;
+    if (typeof value === 'string') {
+      if (UNSTORABLE.test(value)) {
+        problems.push({
+          status: 400,
+          code: 'invalid_field',
+          detail: `${pointer || 'the body'} ${problemOf(value)}`,
+          pointer,
+        });
+      }
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (depth === MAX_JSON_DEPTH) {
+      const detail = `The body nests deeper than ${MAX_JSON_DEPTH} levels`;
+      return [{ status: 400, code: 'body_too_deep', detail, pointer }];
+    }
+    const entries = Array.isArray(value)
+      ? value.map((item, index) => [String(index), item] as const)
+      : Object.entries(value);
+    // Pushed last to first, so values are visited in document order.
+    for (const [key, item] of entries.reverse()) {
       const at = `${pointer}/${escapePointer(key)}`;
-      const keyProblem = UNSTORABLE.test(key)
-        ? [{ status: 400, code: 'invalid_field', detail: `a field name ${problemOf(key)}`, pointer: at }]
-        : [];
-      return [...keyProblem, ...unstorableStrings(item, at)];
-    });
+      if (!Array.isArray(value) && UNSTORABLE.test(key)) {
+        problems.push({ status: 400, code: 'invalid_field', detail: `a field name ${problemOf(key)}`, pointer: at });
+      }
+      pending.push({ value: item, pointer: at, depth: depth + 1 });
+    }
   }
-  return [];
+  return problems;
 }
 
 /**
  * 400 for text that cannot be stored, before any route runs: a NUL or an unpaired surrogate anywhere in a JSON
- * body (every such field listed with its pointer), or a NUL in the path. Malformed JSON is left to the validator.
+ * body (every such field listed with its pointer), a body nested absurdly deep, or a NUL in the path. Malformed JSON is left to the validator.
  */
 export const textGuard = (): MiddlewareHandler => async (c, next) => {
   if (c.req.path.includes('\u0000')) {
