@@ -3,7 +3,16 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 
-export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
+/** Defined as `true` by scripts/build.ts (esbuild `define`) in the bundles of dist/; undeclared when run from source. */
+declare const __PPS_BUNDLED__: boolean | undefined;
+
+/**
+ * The committed migrations, read at run time: next to this package when run from source (tsx, vitest), and
+ * dist/drizzle (copied there by the build) when bundled, wherever dist/ is.
+ */
+export const MIGRATIONS_FOLDER = fileURLToPath(
+  new URL(typeof __PPS_BUNDLED__ !== 'undefined' && __PPS_BUNDLED__ ? './drizzle' : '../../drizzle', import.meta.url),
+);
 
 /** Arbitrary constant: the advisory lock every migrating process takes, so N replicas migrate once. */
 const MIGRATION_LOCK_KEY = 727_274_001;

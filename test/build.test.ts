@@ -1,0 +1,129 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createDatabaseFromTemplate } from '@pps/shared/testing';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { freePort, stopProcess } from './processes';
+
+/**
+ * `npm run build`'s output is what the image runs: build into a directory of its own (inside the repository, so the
+ * bundles find node_modules and the root package.json's "type": "module", as they do in /app), start the compiled
+ * everything-in-one-process bundle with plain `node`, production settings and its own database, call it, SIGTERM it.
+ */
+
+const outdir = join('.tmp', `build-test-${randomBytes(4).toString('hex')}`);
+const entries = ['start', 'gateway', 'payments', 'merchants', 'settlement', 'migrate', 'cli'];
+let drop: (() => Promise<void>) | undefined;
+let child: ChildProcess | undefined;
+
+const run = (command: string, args: string[]) =>
+  new Promise<{ code: number | null; output: string }>((resolve) => {
+    const build = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    build.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    build.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    build.once('exit', (code) => resolve({ code, output }));
+  });
+
+beforeAll(async () => {
+  const built = await run(process.execPath, ['--import', 'tsx', 'scripts/build.ts', '--outdir', outdir]);
+  expect(built.output).toMatch(/built 7 entry points/);
+  expect(built.code).toBe(0);
+}, 60_000);
+
+afterAll(async () => {
+  if (child) await stopProcess(child, 'SIGKILL');
+  await drop?.();
+  await rm(outdir, { recursive: true, force: true });
+});
+
+describe('npm run build', () => {
+  it('bundles every entry point with its source map, @pps/shared inside, and copies the migrations', async () => {
+    for (const entry of entries) {
+      expect(existsSync(join(outdir, `${entry}.js`)), entry).toBe(true);
+      expect(existsSync(join(outdir, `${entry}.js.map`)), entry).toBe(true);
+    }
+    const journal = JSON.parse(await readFile(join(outdir, 'drizzle/meta/_journal.json'), 'utf8'));
+    const committed = JSON.parse(await readFile('packages/shared/drizzle/meta/_journal.json', 'utf8'));
+    expect(journal).toEqual(committed);
+    const start = await readFile(join(outdir, 'start.js'), 'utf8');
+    const imported = new Set([...start.matchAll(/^import .* from "([^"]+)";$/gm)].map((match) => match[1]));
+    expect(imported).toContain('@hono/node-server'); // node_modules stay external…
+    expect([...imported].filter((path) => path?.startsWith('@pps/') || path === 'tsx')).toEqual([]); // …not ours
+  });
+
+  it('runs with plain node: serves /healthz and /readyz, creates an account, and exits 0 with "stopped" on SIGTERM', async () => {
+    const database = await createDatabaseFromTemplate(inject('templateDatabase'), inject('runId'));
+    drop = database.drop;
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const adminToken = randomBytes(16).toString('hex');
+    const server = spawn(process.execPath, [join(outdir, 'start.js')], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'info',
+        PORT: String(port),
+        PUBLIC_BASE_URL: base,
+        DATABASE_URL: database.url,
+        REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        QUEUE_PREFIX: `{pps-build-${randomBytes(4).toString('hex')}}`,
+        ADMIN_TOKEN: adminToken,
+        INTERNAL_SECRET: randomBytes(24).toString('hex'),
+        TOKEN_SIGNING_KEYS: `k1:${randomBytes(24).toString('hex')}`,
+        DATA_ENCRYPTION_KEYS: `d1:${randomBytes(32).toString('base64')}`,
+        BLIND_INDEX_KEY: randomBytes(24).toString('hex'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = server;
+    let output = '';
+    server.stdout!.on('data', (chunk) => {
+      output += chunk;
+    });
+    server.stderr!.on('data', (chunk) => {
+      output += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const status = await fetch(`${base}/healthz`).then(
+        (response) => response.status,
+        () => 0,
+      );
+      if (status === 200) break;
+      if (server.exitCode !== null || Date.now() > deadline) throw new Error(`did not come up:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+
+    const ready = await fetch(`${base}/readyz`);
+    expect(ready.status).toBe(200);
+    expect((await ready.json()).checks.database).toBe('ok'); // the migrations were found in <outdir>/drizzle
+    const docs = await fetch(`${base}/docs/assets/swagger-ui.css`); // swagger-ui-dist from node_modules
+    expect(docs.status).toBe(200);
+    const account = await fetch(`${base}/admin/accounts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ data: { type: 'accounts', attributes: { name: 'Compiled' } } }),
+    });
+    expect(account.status).toBe(201);
+    expect((await account.json()).data.attributes.apiKey).toMatch(/^sk_/);
+
+    server.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const messages = output
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line).msg);
+    expect(messages).toContain('payment processing service listening');
+    expect(messages).toContain('stopped');
+    expect(output).not.toContain('Demo account'); // production: no demo account
+  });
+});
