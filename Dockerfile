@@ -4,8 +4,8 @@
 #   docker run --stop-timeout 30 pps node dist/settlement.js  # one service (gateway, payments, merchants, settlement)
 #   docker run --rm pps node dist/cli.js accounts:create --name Acme
 # Production refuses the development secrets: pass ADMIN_TOKEN, INTERNAL_SECRET, TOKEN_SIGNING_KEYS,
-# DATA_ENCRYPTION_KEYS and BLIND_INDEX_KEY (see README). --stop-timeout: on SIGTERM a process finishes the requests
-# in flight (a settlement worker, its batch) before it exits, and Docker's default is 10 s before SIGKILL.
+# DATA_ENCRYPTION_KEYS and BLIND_INDEX_KEY (see README). --stop-timeout: on SIGTERM the requests in flight get up to
+# SHUTDOWN_TIMEOUT_MS (25 s) to finish (a settlement worker finishes its batch), and Docker's default is 10 s.
 
 # Node.js 24 LTS (supported through April 2028).
 FROM node:24-bookworm-slim AS base

@@ -45,13 +45,13 @@ const gateway = createGatewayApp(
   },
   metrics,
 );
-const { server, port } = await listen(gateway.fetch, config.PORT);
+const { server, port } = await listen(gateway.fetch, config.PORT, '0.0.0.0', config);
 log.info({ port, docs: `${config.PUBLIC_BASE_URL}/docs` }, 'payment processing service listening');
 
 if (config.NODE_ENV !== 'production' && config.DEMO_ACCOUNT) await printDemoAccount();
 
 onShutdown(log, [
-  { name: 'http', close: () => closeServer(server) },
+  { name: 'http', close: () => closeServer(server, { log }) },
   { name: 'settlement', close: settlement.close },
   { name: 'settlement trigger', close: trigger.close },
   { name: 'redis', close: () => redis.quit() },

@@ -35,10 +35,10 @@ const app = createGatewayApp(
   },
   createMetrics({ defaultMetrics: true }),
 );
-const { server, port } = await listen(app.fetch, config.PORT);
+const { server, port } = await listen(app.fetch, config.PORT, '0.0.0.0', config);
 log.info({ port }, 'gateway listening');
 onShutdown(log, [
-  { name: 'http', close: () => closeServer(server) },
+  { name: 'http', close: () => closeServer(server, { log }) },
   { name: 'settlement trigger', close: trigger.close },
   { name: 'redis', close: () => redis.quit() },
   { name: 'database', close: database.close },

@@ -44,6 +44,16 @@ export const configSchema = z.object({
   PORT: port.default(8080),
   PAYMENTS_PORT: port.default(8081),
   MERCHANTS_PORT: port.default(8082),
+  /** HTTP server limits (docs/decisions.md, Server limits). Headers must arrive within this, else 408 (slowloris). */
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(10_000),
+  /** The whole request, headers and body, must arrive within this, else 408. At least HTTP_HEADERS_TIMEOUT_MS. */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  /** Idle keep-alive connections close after this: longer than a load balancer's idle timeout (60 s is usual). */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(65_000),
+  /** Total bytes of request headers; over it, 431. */
+  HTTP_MAX_HEADER_SIZE: z.coerce.number().int().min(4096).max(1_048_576).default(16_384),
+  /** On SIGTERM, in-flight HTTP requests get this long to finish; then their connections are closed forcibly. */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/pps'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
@@ -124,6 +134,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.') || '(root)'}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  if (parsed.data.HTTP_HEADERS_TIMEOUT_MS > parsed.data.HTTP_REQUEST_TIMEOUT_MS) {
+    // Node refuses to create such a server; say so by name instead.
+    throw new ConfigError('Invalid configuration:\n  HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
   }
   const defaulted = (Object.keys(DEV_DEFAULTS) as SecretName[]).filter((name) => !env[name]);
   if (parsed.data.NODE_ENV === 'production' && defaulted.length > 0) {

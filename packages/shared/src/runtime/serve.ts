@@ -1,27 +1,129 @@
-import { type ServerType, serve } from '@hono/node-server';
+import type { Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAdaptorServer, type ServerType } from '@hono/node-server';
+import { type Config, configSchema } from '../config';
 import type { Logger } from '../logger';
 
 type Closable = { name: string; close: () => Promise<unknown> | unknown };
 
-/** Serves a fetch handler on a port; resolves once listening. */
+/** The server's limits, as configured (README, Configuration; docs/decisions.md, Server limits). */
+export type ServerLimits = Pick<
+  Config,
+  | 'HTTP_HEADERS_TIMEOUT_MS'
+  | 'HTTP_REQUEST_TIMEOUT_MS'
+  | 'HTTP_KEEP_ALIVE_TIMEOUT_MS'
+  | 'HTTP_MAX_HEADER_SIZE'
+  | 'SHUTDOWN_TIMEOUT_MS'
+>;
+
+/** The configuration's defaults, for callers that pass no limits (tests, benchmarks). */
+export const DEFAULT_SERVER_LIMITS: ServerLimits = configSchema
+  .pick({
+    HTTP_HEADERS_TIMEOUT_MS: true,
+    HTTP_REQUEST_TIMEOUT_MS: true,
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: true,
+    HTTP_MAX_HEADER_SIZE: true,
+    SHUTDOWN_TIMEOUT_MS: true,
+  })
+  .parse({});
+
+type Drain = { draining: boolean; inFlight: Set<ServerResponse>; shutdownTimeoutMs: number };
+const drains = new WeakMap<Server, Drain>();
+
+/**
+ * Serves a fetch handler on a port with deliberate limits; resolves once listening (rejects if it cannot listen).
+ * `limits` takes the config itself (`listen(app.fetch, config.PORT, '0.0.0.0', config)`); anything missing is the
+ * configuration's default.
+ *
+ * - headers must arrive within HTTP_HEADERS_TIMEOUT_MS and the whole request within HTTP_REQUEST_TIMEOUT_MS, else
+ *   408 and the connection is closed (slowloris). Node checks both every `connectionsCheckingInterval`, so that is a
+ *   quarter of the headers timeout (at most 1 s) instead of Node's 30 s.
+ * - an idle keep-alive connection is closed after HTTP_KEEP_ALIVE_TIMEOUT_MS: longer than a load balancer's idle
+ *   timeout (60 s on the usual ones), so the balancer, never this server, closes a connection it might reuse.
+ * - request headers over HTTP_MAX_HEADER_SIZE bytes in total get 431.
+ */
 export function listen(
   fetch: (request: Request) => Response | Promise<Response>,
   port: number,
   hostname = '0.0.0.0',
-): Promise<{ server: ServerType; port: number }> {
-  return new Promise((resolve) => {
-    const server = serve({ fetch, port, hostname }, (info) => resolve({ server, port: info.port }));
+  limits: Partial<ServerLimits> = {},
+): Promise<{ server: Server; port: number }> {
+  const headersTimeout = limits.HTTP_HEADERS_TIMEOUT_MS ?? DEFAULT_SERVER_LIMITS.HTTP_HEADERS_TIMEOUT_MS;
+  const server = createAdaptorServer({
+    fetch,
+    serverOptions: {
+      headersTimeout,
+      requestTimeout: limits.HTTP_REQUEST_TIMEOUT_MS ?? DEFAULT_SERVER_LIMITS.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeout: limits.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? DEFAULT_SERVER_LIMITS.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxHeaderSize: limits.HTTP_MAX_HEADER_SIZE ?? DEFAULT_SERVER_LIMITS.HTTP_MAX_HEADER_SIZE,
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headersTimeout / 4))),
+    },
+  }) as Server;
+
+  const drain: Drain = {
+    draining: false,
+    inFlight: new Set(),
+    shutdownTimeoutMs: limits.SHUTDOWN_TIMEOUT_MS ?? DEFAULT_SERVER_LIMITS.SHUTDOWN_TIMEOUT_MS,
+  };
+  drains.set(server, drain);
+  // Before the app's listener: every request is tracked, and one that arrives during a drain (on a connection
+  // opened before it) is answered with `Connection: close`.
+  server.prependListener('request', (_request, response: ServerResponse) => {
+    drain.inFlight.add(response);
+    if (drain.draining) response.setHeader('connection', 'close');
+    response.once('close', () => {
+      drain.inFlight.delete(response);
+      // A response whose headers had already gone out as keep-alive: its connection is idle now, so close it.
+      if (drain.draining) server.closeIdleConnections();
+    });
+  });
+
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, hostname, () => {
+      server.off('error', reject);
+      resolve({ server, port: (server.address() as AddressInfo).port });
+    });
   });
 }
 
-export const closeServer = (server: ServerType) =>
-  new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    // Idle keep-alive sockets would hold close() open; in-flight requests still finish.
-    (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+/**
+ * Drains a server from `listen()`: stops accepting connections, closes idle keep-alive connections at once, lets
+ * requests in flight finish (their responses, and any that arrive on an open connection meanwhile, carry
+ * `Connection: close`), and resolves once every connection is closed. After `timeoutMs` (SHUTDOWN_TIMEOUT_MS by
+ * default) the connections still open are closed forcibly; `forced` counts the requests cut off that way.
+ */
+export function closeServer(
+  server: ServerType,
+  options: { timeoutMs?: number; log?: Logger } = {},
+): Promise<{ forced: number }> {
+  const http = server as Server;
+  const drain = drains.get(http);
+  const timeoutMs = options.timeoutMs ?? drain?.shutdownTimeoutMs ?? DEFAULT_SERVER_LIMITS.SHUTDOWN_TIMEOUT_MS;
+  if (drain) {
+    drain.draining = true;
+    for (const response of drain.inFlight) if (!response.headersSent) response.setHeader('connection', 'close');
+  }
+  return new Promise((resolve) => {
+    let forced = 0;
+    const deadline = setTimeout(() => {
+      forced = drain?.inFlight.size ?? 0;
+      options.log?.warn({ requests: forced, timeoutMs }, 'shutdown deadline reached: closing connections forcibly');
+      http.closeAllConnections();
+    }, timeoutMs);
+    http.close(() => {
+      clearTimeout(deadline);
+      resolve({ forced });
+    });
+    // Node 19+ does this in close() too; idle keep-alive connections would otherwise hold close() open.
+    http.closeIdleConnections();
   });
+}
 
-/** Graceful shutdown on SIGTERM/SIGINT: stop accepting, finish in-flight work, close pools, in order. */
+/**
+ * Graceful shutdown on SIGTERM/SIGINT: stop accepting, finish in-flight work, close pools, in order; then exit 0,
+ * also when the HTTP drain hit its deadline (that is logged as a warning): the process did stop as asked.
+ */
 export function onShutdown(log: Logger, resources: Closable[]): void {
   let stopping = false;
   const stop = async (signal: string) => {
