@@ -60,6 +60,8 @@ async function run(workers: number) {
     QUEUE_PREFIX: `pps-bench-${randomBytes(4).toString('hex')}`,
     SETTLEMENT_INTERVAL_SECONDS: '1',
     SETTLEMENT_BATCH_SIZE: BATCH,
+    RATE_LIMIT_RPS: '0',
+    AUTH_FAILURE_LIMIT: '0',
   };
   const children: ChildProcess[] = Array.from({ length: workers }, () =>
     spawn(process.execPath, ['--import', 'tsx', 'services/settlement/src/main.ts'], { env, stdio: 'inherit' }),

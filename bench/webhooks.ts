@@ -23,7 +23,13 @@ const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:543
 
 await freshDatabase(url); // each run starts from nothing, so one run's rows never slow the next
 
-const config = loadConfig({ ...process.env, NODE_ENV: 'test', DATABASE_URL: url });
+const config = loadConfig({
+  ...process.env,
+  NODE_ENV: 'test',
+  DATABASE_URL: url,
+  RATE_LIMIT_RPS: '0',
+  AUTH_FAILURE_LIMIT: '0',
+});
 const database = createDatabase(url, { max: 4 });
 const account = await createAccount(database.db, { name: `webhook bench ${Date.now()}` });
 
@@ -71,6 +77,8 @@ const worker = spawn(process.execPath, [...workerArgs, '--import', 'tsx', 'servi
     LOG_LEVEL: 'error',
     DATABASE_URL: url,
     QUEUE_PREFIX: `{pps-bench-${randomBytes(3).toString('hex')}}`,
+    RATE_LIMIT_RPS: '0',
+    AUTH_FAILURE_LIMIT: '0',
   },
   stdio: 'inherit',
 });

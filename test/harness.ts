@@ -61,23 +61,22 @@ export async function createTestStack(
   const payments = createPaymentsApp(serviceDeps);
   const settlement = options.settlement ? await startSettlement({ config, db: database.db, log, metrics }) : undefined;
   const trigger = options.settlement ? createSettlementTrigger(config, log) : undefined;
-  const gateway = createGatewayApp(
-    {
-      config,
-      db: database.db,
-      log,
-      clock: realClock,
-      auth: new AuthCache(database.db, config.AUTH_CACHE_TTL_MS, () => realClock.now().getTime()),
-      upstreams: {
-        merchants: inProcessUpstream('merchants', merchants),
-        payments: inProcessUpstream('payments', payments),
-      },
-      redis: options.redis,
-      onClockAdvanced: trigger ? (accountId) => trigger.settleAccount(accountId) : undefined,
-      queues: settlement ? Object.values(settlement.queues) : undefined,
+  const gatewayDeps = {
+    config,
+    db: database.db,
+    log,
+    clock: realClock,
+    auth: new AuthCache(database.db, config.AUTH_CACHE_TTL_MS, () => realClock.now().getTime()),
+    upstreams: {
+      merchants: inProcessUpstream('merchants', merchants),
+      payments: inProcessUpstream('payments', payments),
     },
-    metrics,
-  );
+    // Reported by /readyz; the gateway's rate limits count in it (without one they are off).
+    redis: options.redis,
+    onClockAdvanced: trigger ? (accountId: string) => trigger.settleAccount(accountId) : undefined,
+    queues: settlement ? Object.values(settlement.queues) : undefined,
+  };
+  const gateway = createGatewayApp(gatewayDeps, metrics);
 
   async function call<T = any>(method: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...(options.as?.headers ?? {}), ...(options.headers ?? {}) };
@@ -135,6 +134,8 @@ export async function createTestStack(
     sql: database.sql,
     clock,
     gateway,
+    /** A second gateway over the same database, services, Redis and prefix (another gateway process, in effect). */
+    anotherGateway: () => createGatewayApp(gatewayDeps, createMetrics()),
     call,
     admin,
     createAccount,

@@ -18,6 +18,7 @@ import { authenticate } from './auth/authenticate';
 import type { GatewayDeps, GatewayEnv } from './deps';
 import { registerDocsRoutes } from './docs/docs.routes';
 import { registerHealthRoutes } from './health/health.routes';
+import { createRateLimits } from './limits/rate-limits';
 import { forward } from './proxy/forward';
 import { registerClockRoutes } from './sandbox/clock.routes';
 
@@ -66,19 +67,21 @@ export function createGatewayApp(deps: GatewayDeps, metrics: Metrics = createMet
   // Content type and text are checked after authentication: on the gateway's own routes by each group once its
   // caller is known, on forwarded ones by the service (no second parse on that path).
 
+  // Per account after authentication, per client address for failed authentications (admin calls are neither).
+  const limits = createRateLimits({ config: deps.config, redis: deps.redis, log });
   const authenticated: MiddlewareHandler<GatewayEnv> = async (c, next) => {
     const signingKeys = deps.config.TOKEN_SIGNING_KEYS;
-    c.set(
-      'caller',
-      await authenticate({ cache: deps.auth, signingKeys, clock: deps.clock }, c.req.raw.headers, c.get('requestId')),
+    const caller = await limits.authAttempt(c, () =>
+      authenticate({ cache: deps.auth, signingKeys, clock: deps.clock }, c.req.raw.headers, c.get('requestId')),
     );
-    await next();
+    c.set('caller', caller);
+    await limits.perAccount(c, caller.accountId, next);
   };
 
-  registerHealthRoutes(app, deps, metrics);
+  registerHealthRoutes(app, deps, metrics, limits);
   registerDocsRoutes(app, allRoutes, deps.config.PUBLIC_BASE_URL);
   registerAdminRoutes(app, deps);
-  registerAuthRoutes(app, deps, authenticated);
+  registerAuthRoutes(app, deps, authenticated, limits);
   app.use('/sandbox/*', authenticated, bodyChecks());
   registerClockRoutes(app, deps);
 

@@ -16,7 +16,7 @@ export type GatewayDeps = {
   clock: Clock;
   auth: AuthCache;
   upstreams: { payments: Upstream; merchants: Upstream };
-  /** Reported by /readyz; the API does not need it. */
+  /** Reported by /readyz, and where the rate limits count; the API works without it (limits off or failing open). */
   redis?: Redis;
   /** The BullMQ queues ops see at /admin/queues and in /metrics. */
   queues?: Queue[];

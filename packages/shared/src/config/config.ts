@@ -74,6 +74,12 @@ export const configSchema = z.object({
   BLIND_INDEX_KEY: z.string().min(32).default(DEV_DEFAULTS.BLIND_INDEX_KEY),
   APP_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(5000),
+  /** Sustained requests per second per account at the gateway, bursts up to twice that; 0 turns the limit off. */
+  RATE_LIMIT_RPS: z.coerce.number().int().min(0).max(1_000_000).default(1000),
+  /** Failed authentications per client address per minute before its attempts get 429; 0 turns the limit off. */
+  AUTH_FAILURE_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(100),
+  /** Reverse proxies in front of the gateway whose X-Forwarded-For entries are trusted for the client address. */
+  TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
   MIN_AMOUNT_CENTS: z.coerce.number().int().min(1).default(50),
   MAX_AMOUNT_CENTS: z.coerce.number().int().min(1).default(100_000_000),
   FEE_RATE_BASIS_POINTS: z.coerce.number().int().min(0).max(10_000).default(290),

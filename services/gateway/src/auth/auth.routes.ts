@@ -3,6 +3,7 @@ import { createAppKeyRoute, createAppTokenRoute, getAuthRoute, verifyAppTokenRou
 import { bodyChecks } from '@pps/shared/http';
 import type { MiddlewareHandler } from 'hono';
 import type { GatewayDeps, GatewayEnv } from '../deps';
+import type { RateLimits } from '../limits/rate-limits';
 import { authErrors } from './auth.errors';
 import { listApps } from './auth.repository';
 import { createAppKey, createAppToken } from './auth.usecases';
@@ -12,7 +13,7 @@ type KeyEnv = GatewayEnv & { Variables: { account: AccountSnapshot; apiKey: stri
 
 /** The two auth endpoints need only x-api-key; it is checked before the body so a stranger learns nothing. */
 const requireApiKey =
-  (deps: GatewayDeps): MiddlewareHandler<KeyEnv> =>
+  (deps: GatewayDeps, limits: RateLimits): MiddlewareHandler<KeyEnv> =>
   async (c, next) => {
     const apiKey = c.req.header('x-api-key');
     if (!apiKey) throw authErrors.missingApiKey();
@@ -21,17 +22,25 @@ const requireApiKey =
     if (account.status !== 'active') throw authErrors.accountDisabled();
     c.set('account', account);
     c.set('apiKey', apiKey);
-    await next();
+    await limits.perAccount(c, account.id, next);
   };
 
 export function registerAuthRoutes(
   app: OpenAPIHono<GatewayEnv>,
   deps: GatewayDeps,
   authenticated: MiddlewareHandler<GatewayEnv>,
+  limits: RateLimits,
 ) {
   const base = deps.config.PUBLIC_BASE_URL;
   const keyApp = app as unknown as OpenAPIHono<KeyEnv>;
-  keyApp.on('POST', ['/auth/key', '/auth/token'], requireApiKey(deps), bodyChecks());
+  // One authentication attempt each: a 401 of the API key check, or of the app key check in the handler, counts.
+  keyApp.on(
+    'POST',
+    ['/auth/key', '/auth/token'],
+    (c, next) => limits.authAttempt(c, next),
+    requireApiKey(deps, limits),
+    bodyChecks(),
+  );
 
   keyApp.openapi(createAppKeyRoute, async (c) => {
     const account = c.get('account');

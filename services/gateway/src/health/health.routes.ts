@@ -4,6 +4,7 @@ import { MIGRATIONS_FOLDER, migrationsApplied } from '@pps/shared/db';
 import type { Metrics } from '@pps/shared/metrics';
 import type { Env, Hono } from 'hono';
 import type { GatewayDeps } from '../deps';
+import type { RateLimits } from '../limits/rate-limits';
 
 const expectedMigrations = () =>
   (JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] }).entries
@@ -12,8 +13,16 @@ const expectedMigrations = () =>
 const withTimeout = <T>(promise: Promise<T>, ms: number) =>
   Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms))]);
 
-/** /healthz: the process is up. /readyz: the database answers and is migrated; Redis is reported, not required. */
-export function registerHealthRoutes<E extends Env>(app: Hono<E>, deps: GatewayDeps, metrics: Metrics) {
+/**
+ * /healthz: the process is up. /readyz: the database answers and is migrated; Redis is reported, not required, and so
+ * are the rate limits (`failing open` while Redis does not answer them).
+ */
+export function registerHealthRoutes<E extends Env>(
+  app: Hono<E>,
+  deps: GatewayDeps,
+  metrics: Metrics,
+  limits?: Pick<RateLimits, 'status'>,
+) {
   const migrations = expectedMigrations();
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
@@ -25,8 +34,13 @@ export function registerHealthRoutes<E extends Env>(app: Hono<E>, deps: GatewayD
           .then(() => 'ok')
           .catch(() => 'unreachable')
       : 'not configured';
+    const limitStatus = limits?.status() ?? 'off';
+    const rateLimits = limitStatus === 'ok' && redis !== 'ok' ? 'failing open' : limitStatus;
     const ready = database === 'ok';
-    return c.json({ status: ready ? 'ready' : 'not ready', checks: { database, redis } }, ready ? 200 : 503);
+    return c.json(
+      { status: ready ? 'ready' : 'not ready', checks: { database, redis, rateLimits } },
+      ready ? 200 : 503,
+    );
   });
   app.get('/metrics', async (c) =>
     c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }),
