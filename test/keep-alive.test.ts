@@ -1,4 +1,5 @@
 import { Agent, request } from 'node:http';
+import type { Socket } from 'node:net';
 import { closeServer, listen } from '@pps/shared/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestStack, type TestStack } from './harness';
@@ -21,7 +22,14 @@ afterAll(async () => {
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
 function send(method: string, path: string, body?: Buffer) {
-  return new Promise<{ status: number; headers: Record<string, unknown>; text: string }>((resolve, reject) => {
+  return new Promise<{
+    status: number;
+    headers: Record<string, unknown>;
+    text: string;
+    socket: Socket;
+    reused: boolean;
+  }>((resolve, reject) => {
+    let socket: Socket | undefined;
     const req = request(
       {
         host: '127.0.0.1',
@@ -36,9 +44,20 @@ function send(method: string, path: string, body?: Buffer) {
         res.on('data', (chunk) => {
           text += chunk;
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text,
+            socket: socket as Socket,
+            reused: req.reusedSocket,
+          }),
+        );
       },
     );
+    req.on('socket', (assigned) => {
+      socket = assigned;
+    });
     req.on('error', reject);
     if (body) req.write(body);
     req.end();
@@ -56,6 +75,25 @@ describe('a body over 1 MiB', () => {
     expect(JSON.parse(refused.text).errors[0].code).toBe('payload_too_large');
     const next = await send('GET', '/healthz');
     expect(next.status).toBe(200);
+  });
+});
+
+describe('a body the server never reads', () => {
+  it('is drained after a refusal, and the connection stays open for the next request', async () => {
+    // A stranger's large body: refused before it is read. Reading `.body` to learn whether there was one used to
+    // start a stream that then stalled, and the connection was cut 500 ms later (ECONNRESET for the next request).
+    const large = Buffer.from(
+      JSON.stringify({ data: { type: 'customers', attributes: { name: 'x'.repeat(200_000) } } }),
+    );
+    const refused = await send('POST', '/customers', large);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.connection).toBe('keep-alive');
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(refused.socket.destroyed).toBe(false);
+    const next = await send('GET', '/healthz');
+    expect(next.status).toBe(200);
+    expect(next.reused).toBe(true);
+    expect(next.socket).toBe(refused.socket);
   });
 });
 

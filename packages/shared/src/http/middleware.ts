@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { every } from 'hono/combine';
 import { newId } from '../ids';
+import { hasBody } from './body';
 import { ApiError } from './errors';
 import { payloadTooLarge } from './on-error';
 import { textGuard } from './text-guard';
@@ -36,17 +37,20 @@ export const bodySizeGuard = (): MiddlewareHandler => {
   return async (c, next) => {
     if (!BODY_METHODS.has(c.req.method)) return next();
     // Content type matters only when there is a body: a bodiless POST or PUT (an action) goes through.
-    if (c.req.raw.body === null || c.req.header('content-length') === '0') return next();
+    if (!hasBody(c.req.raw)) return next();
     if (!c.req.header('content-type')) c.req.raw.headers.set('content-type', 'application/json');
-    return limit(c, next);
+    // A declared length is judged as declared, without touching the body (Node reads no more than it declares);
+    // only a streamed body is counted as it is read.
+    const length = c.req.header('content-length');
+    if (length === undefined || c.req.header('transfer-encoding')) return limit(c, next);
+    if (Number(length) > MAX_BODY_BYTES) throw payloadTooLarge();
+    return next();
   };
 };
 
 /** A body declared as anything but JSON is a 415. Runs after authentication: a stranger learns nothing. */
 export const contentTypeGuard = (): MiddlewareHandler => async (c, next) => {
-  if (!BODY_METHODS.has(c.req.method) || c.req.raw.body === null || c.req.header('content-length') === '0') {
-    return next();
-  }
+  if (!BODY_METHODS.has(c.req.method) || !hasBody(c.req.raw)) return next();
   if (!JSON_TYPE.test(c.req.header('content-type') ?? 'application/json')) {
     throw new ApiError({
       status: 415,

@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { hasBody } from './body';
 import { ApiError, type ApiErrorInit } from './errors';
 
 /** A NUL, or a UTF-16 surrogate without its pair: text PostgreSQL refuses to store (and no client means to send). */
@@ -61,7 +62,7 @@ export const textGuard = (): MiddlewareHandler => async (c, next) => {
   if (c.req.path.includes('\u0000')) {
     throw new ApiError({ status: 400, code: 'invalid_path', detail: 'The path must not contain a NUL character' });
   }
-  if ((c.req.header('content-type') ?? '').toLowerCase().includes('json') && c.req.raw.body !== null) {
+  if ((c.req.header('content-type') ?? '').toLowerCase().includes('json') && hasBody(c.req.raw)) {
     let parsed: unknown;
     try {
       parsed = await c.req.json();
