@@ -171,7 +171,7 @@ describe('server limits', () => {
     );
   });
 
-  it('answers 431 to request headers over HTTP_MAX_HEADER_SIZE and closes; under it, 200', async () => {
+  it('answers 431 to request headers over HTTP_MAX_HEADER_SIZE, and 400 to what is not HTTP, as error documents, and closes; under it, 200', async () => {
     const { port } = await serve();
     const small = await client(port);
     small.send(get('/fast', { 'x-padding': 'a'.repeat(8000) }));
@@ -181,7 +181,19 @@ describe('server limits', () => {
     big.send(get('/fast', { 'x-padding': 'a'.repeat(20_000) }));
     const refused = await big.response();
     expect(refused?.status).toBe(431);
+    expect(refused?.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(refused?.body ?? '')).toMatchObject({
+      errors: [{ status: '431', code: 'headers_too_large', title: 'Request Header Fields Too Large' }],
+      meta: { requestId: expect.stringMatching(/^req_/) },
+    });
     await big.closed;
+
+    const garbage = await client(port);
+    garbage.send('NOT HTTP\r\n\r\n');
+    const malformed = await garbage.response();
+    expect(malformed?.status).toBe(400);
+    expect(JSON.parse(malformed?.body ?? '').errors[0].code).toBe('malformed_request');
+    await garbage.closed;
   });
 
   it('cuts off a client that sends its headers too slowly (408) after HTTP_HEADERS_TIMEOUT_MS', async () => {
@@ -201,6 +213,7 @@ describe('server limits', () => {
     try {
       const cut = await slow.response();
       expect(cut?.status).toBe(408);
+      expect(JSON.parse(cut?.body ?? '').errors[0].code).toBe('request_timeout');
       const elapsed = (await slow.closed) - started;
       expect(elapsed).toBeGreaterThanOrEqual(290);
       expect(elapsed).toBeLessThan(1000); // 300 ms + the checking interval (75 ms), with room for a busy machine

@@ -1,7 +1,9 @@
-import type { Server, ServerResponse } from 'node:http';
+import { type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createAdaptorServer, type ServerType } from '@hono/node-server';
 import { type Config, configSchema } from '../config';
+import { newId } from '../ids';
 import type { Logger } from '../logger';
 
 type Closable = { name: string; close: () => Promise<unknown> | unknown };
@@ -78,6 +80,8 @@ export function listen(
     });
   });
 
+  server.on('clientError', answerClientError);
+
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, hostname, () => {
@@ -85,6 +89,46 @@ export function listen(
       resolve({ server, port: (server.address() as AddressInfo).port });
     });
   });
+}
+
+/** What Node's parser refused before any route ran, as the API's own errors; everything else is a 400. */
+const CLIENT_ERRORS: Record<string, { status: number; code: string; detail: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    code: 'headers_too_large',
+    detail: 'The request line and headers are larger than the server accepts',
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    code: 'request_timeout',
+    detail: 'The request did not arrive in time; send it again',
+  },
+};
+
+/**
+ * Node answers a request its parser refuses (431, 408, 400) with a bare status line; this sends the usual JSON:API
+ * error document instead, then closes the connection (what follows on it cannot be trusted).
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex) {
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const { status, code, detail } = CLIENT_ERRORS[error.code ?? ''] ?? {
+    status: 400,
+    code: 'malformed_request',
+    detail: 'The request is not valid HTTP/1.1',
+  };
+  const title = STATUS_CODES[status] ?? 'Error';
+  const body = JSON.stringify({
+    errors: [{ status: String(status), code, title, detail }],
+    meta: { requestId: newId('request') },
+  });
+  socket.end(
+    `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
 }
 
 /**
