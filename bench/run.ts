@@ -1,111 +1,232 @@
-import { systemClock } from '@pps/shared/clock';
-import { loadConfig } from '@pps/shared/config';
-import { createDatabase, runMigrations } from '@pps/shared/db';
-import { createLogger } from '@pps/shared/logger';
-import { closeServer, listen } from '@pps/shared/runtime';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { createAccount } from '../services/gateway/src/admin/accounts.usecases';
-import { createGatewayApp } from '../services/gateway/src/app';
-import { AuthCache } from '../services/gateway/src/auth/auth-cache';
-import { inProcessUpstream } from '../services/gateway/src/proxy/upstream';
-import { createMerchantsApp } from '../services/merchants/src/app';
-import { createPaymentsApp } from '../services/payments/src/app';
-import { scenarios } from './scenarios';
+import { build } from '../scripts/build';
+import { freePort, stopProcess } from '../test/processes';
+import { freshDatabase } from './fresh-database';
+import { prepareWorld, type World } from './world';
 
 /**
- * `npm run bench`: the whole service in this process on a loopback port, against its own database
- * (BENCH_DATABASE_URL, default pps_bench), loaded by autocannon. The machine is shared and noisy, so read
- * the numbers as ratios within one run (e.g. an authenticated call vs /healthz), never as absolutes.
+ * `npm run bench`: the payment path against a bare baseline, in one run, loaded identically by autocannon
+ * (BENCH_CONNECTIONS, default 64, for BENCH_SECONDS, default 10, per scenario). Every server is a child process
+ * on its own database: the bare server (bench/bare-server.ts), the platform compiled and started as production
+ * starts it (`node dist/start.js`: everything in one process), and the platform as separate gateway, payments
+ * and merchants processes. The machine is shared and noisy: read the ratios to the baseline, which is measured
+ * first and last and averaged. Results go to bench/results/<date>.json and .md.
  */
-const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
-const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/pps_bench';
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
+const ADMIN_TOKEN = 'dev-admin-token';
 
-// One account at thousands of requests a second: the gateway's rate limits are off for the benchmark.
-const config = loadConfig({
-  ...process.env,
-  NODE_ENV: 'test',
-  DATABASE_URL: url,
-  LOG_LEVEL: 'silent',
-  RATE_LIMIT_RPS: '0',
-  AUTH_FAILURE_LIMIT: '0',
-});
-await runMigrations(url);
-const database = createDatabase(url, { max: 20 });
-const log = createLogger({ level: 'silent' });
-const deps = { config, db: database.db, log, clock: systemClock };
-const gateway = createGatewayApp({
-  config,
-  db: database.db,
-  log,
-  clock: systemClock,
-  auth: new AuthCache(database.db, config.AUTH_CACHE_TTL_MS),
-  upstreams: {
-    payments: inProcessUpstream('payments', createPaymentsApp(deps)),
-    merchants: inProcessUpstream('merchants', createMerchantsApp(deps)),
-  },
-});
-const { server, port } = await listen(gateway.fetch, 0, '127.0.0.1');
-const base = `http://127.0.0.1:${port}`;
-const credentials = await authenticate();
+type Row = {
+  scenario: string;
+  mode: 'bare' | 'in-process' | 'multi-process';
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  rssMb: number;
+  vsBaseline?: number;
+};
 
-const rows: { name: string; rps: number; p50: number; p99: number; non2xx: number }[] = [];
-for (const scenario of await scenarios(base, credentials)) {
-  const result = await autocannon({
-    url: `${base}${scenario.path}`,
-    method: scenario.method,
-    headers: { ...scenario.headers },
-    body: scenario.body,
-    requests: scenario.requests,
-    connections: CONNECTIONS,
-    duration: DURATION,
+const outdir = join('.tmp', `bench-dist-${randomBytes(3).toString('hex')}`);
+await build(outdir);
+const platformDb = `${POSTGRES}/pps_bench`;
+const bareDb = `${POSTGRES}/pps_bench_bare`;
+await freshDatabase(platformDb);
+await freshDatabase(bareDb, { migrate: false });
+
+const children: ChildProcess[] = [];
+const rows: Row[] = [];
+try {
+  const bare = await startServer('bare', ['--import', 'tsx', 'bench/bare-server.ts'], { DATABASE_URL: bareDb });
+  const barePayment = JSON.stringify({
+    data: { type: 'payments', attributes: { merchantId: 'mer_bare', transaction: { amount: '1999' } } },
   });
-  rows.push({
-    name: scenario.name,
-    rps: Math.round(result.requests.average),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-  });
-}
+  const bareRun = () =>
+    load('POST /payments (bare baseline)', 'bare', bare, {
+      path: '/payments',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: barePayment,
+    });
+  const baselineFirst = await bareRun();
 
-const baseline = rows[0]?.rps ?? 1;
-console.log(`\n${DURATION}s per scenario, ${CONNECTIONS} connections, loopback, one process\n`);
-console.log(
-  'scenario'.padEnd(44),
-  'req/s'.padStart(8),
-  'p50 ms'.padStart(8),
-  'p99 ms'.padStart(8),
-  'vs first'.padStart(9),
-  'non-2xx'.padStart(8),
-);
-for (const row of rows) {
-  console.log(
-    row.name.padEnd(44),
-    String(row.rps).padStart(8),
-    String(row.p50).padStart(8),
-    String(row.p99).padStart(8),
-    (row.rps / baseline).toFixed(2).padStart(9),
-    String(row.non2xx).padStart(8),
+  const platformEnv = {
+    DATABASE_URL: platformDb,
+    QUEUE_PREFIX: `pps-bench-${randomBytes(3).toString('hex')}`,
+    RATE_LIMIT_RPS: '0',
+    AUTH_FAILURE_LIMIT: '0',
+  };
+  const single = await startServer('in-process', [join(outdir, 'start.js')], platformEnv);
+  const world = await prepareWorld(single.base, ADMIN_TOKEN);
+  rows.push(await load('POST /payments tokenv3 (fresh requestId)', 'in-process', single, paymentLoad(world)));
+  rows.push(
+    await load('GET /payments/{id}', 'in-process', single, {
+      path: `/payments/${world.paymentId}`,
+      method: 'GET',
+      headers: world.credentials.headers,
+    }),
   );
+  rows.push(
+    await load('POST /auth/token', 'in-process', single, {
+      path: '/auth/token',
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': world.credentials.apiKey },
+      body: JSON.stringify({ data: { type: 'auth', attributes: { appKey: world.credentials.appKey } } }),
+    }),
+  );
+  rows.push(
+    await load('POST /payments (idempotent replay)', 'in-process', single, {
+      path: '/payments',
+      method: 'POST',
+      headers: { ...world.credentials.headers, 'content-type': 'application/json' },
+      body: world.replayedBody,
+    }),
+  );
+  await stopAll(single.processes);
+
+  const multi = await startMultiProcess(platformEnv);
+  rows.push(await load('POST /payments tokenv3 (fresh requestId)', 'multi-process', multi, paymentLoad(world)));
+  await stopAll(multi.processes);
+
+  const baselineLast = await bareRun();
+  const baseline = (baselineFirst.requestsPerSecond + baselineLast.requestsPerSecond) / 2;
+  rows.unshift({ ...baselineFirst, requestsPerSecond: Math.round(baseline) });
+  for (const row of rows) row.vsBaseline = Number((row.requestsPerSecond / baseline).toFixed(2));
+  await report(rows, { baselineFirst: baselineFirst.requestsPerSecond, baselineLast: baselineLast.requestsPerSecond });
+} finally {
+  await stopAll(children);
 }
-await closeServer(server);
-await database.close();
 process.exit(0);
 
-async function authenticate() {
-  const created = await createAccount(database.db, { name: `bench ${Date.now()}` });
-  const post = async (path: string, attributes: Record<string, string>) => {
-    const response = await fetch(`${base}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': created.apiKey },
-      body: JSON.stringify({ data: { type: 'auth', attributes } }),
-    });
-    return (await response.json()).data.attributes;
-  };
-  const { appKey } = await post('/auth/key', { appId: created.appId });
-  const { appToken } = await post('/auth/token', { appKey });
+// ——— servers ———
+
+type Target = { base: string; processes: ChildProcess[] };
+
+async function startServer(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  portVariable = 'PORT',
+): Promise<Target> {
+  const port = await freePort();
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', ...env, [portVariable]: String(port) },
+    // The access log is written, as in production, and thrown away: its cost is part of the figure.
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(child);
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor(`${base}/${name === 'bare' ? 'payments' : 'healthz'}`);
+  return { base, processes: [child] };
+}
+
+async function startMultiProcess(env: Record<string, string>): Promise<Target> {
+  const payments = await startServer('payments', [join(outdir, 'payments.js')], env, 'PAYMENTS_PORT');
+  const merchants = await startServer('merchants', [join(outdir, 'merchants.js')], env, 'MERCHANTS_PORT');
+  const gateway = await startServer('gateway', [join(outdir, 'gateway.js')], {
+    ...env,
+    PAYMENTS_URL: payments.base,
+    MERCHANTS_URL: merchants.base,
+  });
+  return { base: gateway.base, processes: [...gateway.processes, ...payments.processes, ...merchants.processes] };
+}
+
+async function waitFor(url: string, deadline = Date.now() + 30_000) {
+  while (Date.now() < deadline) {
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+function stopAll(processes: ChildProcess[]) {
+  return Promise.all(processes.map((child) => stopProcess(child)));
+}
+
+// ——— load ———
+
+type Load = {
+  path: string;
+  method: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  requests?: autocannon.Request[];
+};
+
+function paymentLoad(world: World): Load {
   return {
-    headers: { authorization: `Bearer ${appToken}`, 'x-api-key': created.apiKey, appid: created.appId },
+    path: '/payments',
+    method: 'POST',
+    headers: { ...world.credentials.headers, 'content-type': 'application/json' },
+    requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, body: world.paymentBody(randomUUID()) }) }],
   };
+}
+
+/** Peak resident memory of the processes while `during` runs, in MB (the largest process). */
+async function peakRss(processes: ChildProcess[], during: Promise<unknown>): Promise<number> {
+  let peak = 0;
+  const sample = async () => {
+    for (const child of processes) {
+      const status = await readFile(`/proc/${child.pid}/status`, 'utf8').catch(() => '');
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      peak = Math.max(peak, kb / 1024);
+    }
+  };
+  const timer = setInterval(() => void sample(), 250);
+  await during;
+  clearInterval(timer);
+  await sample();
+  return Math.round(peak);
+}
+
+async function load(scenario: string, mode: Row['mode'], target: Target, options: Load): Promise<Row> {
+  const { path, ...rest } = options;
+  const run = autocannon({ url: `${target.base}${path}`, connections: CONNECTIONS, duration: SECONDS, ...rest });
+  const [result, rssMb] = await Promise.all([run, peakRss(target.processes, run)]);
+  const row: Row = {
+    scenario,
+    mode,
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+    rssMb,
+  };
+  console.log(`${mode.padEnd(14)} ${scenario.padEnd(44)} ${String(row.requestsPerSecond).padStart(7)} req/s`);
+  return row;
+}
+
+// ——— report ———
+
+async function report(rows: Row[], baselines: { baselineFirst: number; baselineLast: number }) {
+  const header = `${SECONDS} s per scenario, ${CONNECTIONS} connections, loopback, load generator on the same machine`;
+  const table = [
+    '| mode | scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | vs baseline |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(
+      (row) =>
+        `| ${row.mode} | ${row.scenario} | ${row.requestsPerSecond} | ${row.p50Ms} | ${row.p99Ms} | ${row.errors} | ` +
+        `${row.rssMb} | ${row.vsBaseline?.toFixed(2)} |`,
+    ),
+  ].join('\n');
+  const note = `Baseline: mean of ${baselines.baselineFirst} req/s (first) and ${baselines.baselineLast} req/s (last).`;
+  console.log(`\n${header}\n\n${table}\n\n${note}\n`);
+  const stamp = new Date().toISOString().slice(0, 16).replace(':', '-');
+  await mkdir('bench/results', { recursive: true });
+  const json = { date: new Date().toISOString(), seconds: SECONDS, connections: CONNECTIONS, ...baselines, rows };
+  await writeFile(join('bench/results', `${stamp}.json`), `${JSON.stringify(json, null, 2)}\n`);
+  await writeFile(
+    join('bench/results', `${stamp}.md`),
+    `# npm run bench, ${stamp}\n\n${header}\n\n${table}\n\n${note}\n`,
+  );
+  console.log(`written to bench/results/${stamp}.json and .md`);
 }

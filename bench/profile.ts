@@ -1,0 +1,92 @@
+import { spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { build } from '../scripts/build';
+import { freePort, stopProcess } from '../test/processes';
+import { freshDatabase } from './fresh-database';
+import { prepareWorld } from './world';
+
+/**
+ * `npm run bench:profile`: the compiled platform (one process) under the tokenv3 payment load with `--cpu-prof`,
+ * then the functions where its CPU went (self time, top BENCH_PROFILE_TOP, default 30). The profile stays in
+ * .tmp/profiles for Chrome DevTools.
+ */
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const outdir = join('.tmp', `bench-dist-${randomBytes(3).toString('hex')}`);
+const profiles = join('.tmp', 'profiles', randomBytes(3).toString('hex'));
+await build(outdir);
+const url = 'postgres://postgres@127.0.0.1:5432/pps_bench';
+await freshDatabase(url);
+const port = await freePort();
+const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profiles}`, join(outdir, 'start.js')], {
+  env: {
+    ...process.env,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    DATABASE_URL: url,
+    PORT: String(port),
+    RATE_LIMIT_RPS: '0',
+    AUTH_FAILURE_LIMIT: '0',
+    QUEUE_PREFIX: `pps-profile-${randomBytes(3).toString('hex')}`,
+  },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+const base = `http://127.0.0.1:${port}`;
+for (let tries = 0; ; tries++) {
+  try {
+    await fetch(`${base}/healthz`);
+    break;
+  } catch {
+    if (tries > 300) throw new Error('did not start');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+const world = await prepareWorld(base, 'dev-admin-token');
+const result = await autocannon({
+  url: `${base}/payments`,
+  connections: 64,
+  duration: SECONDS,
+  method: 'POST',
+  headers: { ...world.credentials.headers, 'content-type': 'application/json' },
+  requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, body: world.paymentBody(randomUUID()) }) }],
+});
+console.log(`${Math.round(result.requests.average)} req/s, ${result.requests.total} payments, errors ${result.non2xx}`);
+await stopProcess(child);
+
+type Node = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number };
+const [file] = await readdir(profiles);
+const profile = JSON.parse(await readFile(join(profiles, file as string), 'utf8')) as {
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+};
+const selfTime = new Map<string, number>();
+const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+profile.samples.forEach((id, index) => {
+  const frame = byId.get(id)?.callFrame;
+  if (!frame) return;
+  const where = frame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/(\.tmp|work)\//, '');
+  const key = `${frame.functionName || '(anonymous)'} ${where}:${frame.lineNumber + 1}`;
+  selfTime.set(key, (selfTime.get(key) ?? 0) + (profile.timeDeltas[index] ?? 0));
+});
+const total = [...selfTime.values()].reduce((sum, value) => sum + value, 0);
+const byPackage = new Map<string, number>();
+for (const [key, micros] of selfTime) {
+  const pkg = /^\S+ (@?[\w.-]+(?:\/[\w.-]+)?)\//.exec(key)?.[1] ?? key.split(' ')[0] ?? key;
+  byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + micros);
+}
+const top = Number(process.env.BENCH_PROFILE_TOP ?? 30);
+console.log(
+  `\nCPU ${(total / 1e6).toFixed(1)} s; per payment ${(total / 1000 / result.requests.total).toFixed(2)} ms\n`,
+);
+for (const [key, micros] of [...selfTime].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+  console.log(`${((micros / total) * 100).toFixed(1).padStart(5)} %  ${key}`);
+}
+console.log('\nby package or function:');
+for (const [key, micros] of [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 20)) {
+  console.log(`${((micros / total) * 100).toFixed(1).padStart(5)} %  ${key}`);
+}
+console.log(`\nprofile: ${join(profiles, file as string)}`);
+process.exit(0);
