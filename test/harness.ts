@@ -42,6 +42,8 @@ export async function createTestStack(
     settlement?: boolean;
     /** The logger of every part (silent by default); a test that reads the log output passes its own. */
     log?: Logger;
+    /** Sees every statement the stack sends to PostgreSQL. */
+    onQuery?: (query: string) => void;
   } = {},
 ) {
   const runId = inject('runId');
@@ -51,7 +53,7 @@ export async function createTestStack(
     QUEUE_PREFIX: `pps-test-${runId}-${randomBytes(3).toString('hex')}`,
     ...options.env,
   });
-  const database: Database = createDatabase(url, { max: 8 });
+  const database: Database = createDatabase(url, { max: 8, onQuery: options.onQuery });
   const log = options.log ?? createLogger({ level: 'silent' });
   const clock = options.manualClock ? manualClock(new Date()) : undefined;
   const realClock: Clock = clock ?? systemClock;

@@ -10,9 +10,17 @@ export type DbOrTx = Db | Tx;
 
 export type Database = { db: Db; sql: postgres.Sql; close: () => Promise<void> };
 
-export function createDatabase(url: string, options: { max?: number } = {}): Database {
+export function createDatabase(
+  url: string,
+  options: {
+    max?: number;
+    /** Sees every statement sent (the round-trip test counts them). */
+    onQuery?: (query: string) => void;
+  } = {},
+): Database {
   const sql = postgres(url, {
     max: options.max ?? 10,
+    ...(options.onQuery ? { debug: (_connection: number, query: string) => options.onQuery?.(query) } : {}),
     onnotice: () => {},
     // bigint columns come back as JS numbers through drizzle's { mode: 'number' }; cents stay
     // far below 2^53 (the maximum amount is 10^8 cents).
@@ -29,6 +37,15 @@ export function createDatabase(url: string, options: { max?: number } = {}): Dat
 export async function withTransaction<T>(db: DbOrTx, fn: (tx: Tx) => Promise<T>): Promise<T> {
   if (isTransaction(db)) return fn(db);
   return (db as Db).transaction(fn);
+}
+
+/**
+ * The value of a statement sent together with others (`Promise.allSettled` over one transaction: postgres.js
+ * pipelines them, one round trip), or its error: reading the results one by one keeps errors in the caller's order.
+ */
+export function valueOf<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === 'rejected') throw result.reason;
+  return result.value;
 }
 
 function isTransaction(db: DbOrTx): db is Tx {

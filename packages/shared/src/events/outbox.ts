@@ -43,51 +43,57 @@ export async function writeEvent(tx: DbOrTx, input: WriteEventInput): Promise<{ 
 }
 
 /**
- * Writes many events in two statements whatever their number (settlement batches): one upsert of the
- * resources' sequence counters, one INSERT of the rows.
+ * Writes many events in one statement whatever their number (settlement batches): the resources' sequence
+ * counters are claimed, the rows inserted with their sequences, and the relay notified, in one round trip.
  */
 export async function writeEvents(tx: DbOrTx, inputs: WriteEventInput[]): Promise<{ id: string; sequence: number }[]> {
   if (inputs.length === 0) return [];
-  // One upsert claims the sequences of every resource (sorted, so two batches lock counters in the same
-  // order); the counter row stays locked until commit, serialising the writers of each resource.
-  const counts = new Map<string, number>();
-  for (const input of inputs) counts.set(input.resource.id, (counts.get(input.resource.id) ?? 0) + 1);
-  const resourceIds = [...counts.keys()].sort();
-  const claimed = await tx.execute<{ resource_id: string; last_sequence: number }>(sql`
-    insert into ${eventSequences} (resource_id, last_sequence)
-    select resource_id, n::int from unnest(${textArray(resourceIds)}, ${textArray(resourceIds.map((id) => counts.get(id)!))})
-      as claim(resource_id, n)
-    on conflict (resource_id) do update set last_sequence = ${eventSequences}.last_sequence + excluded.last_sequence
-    returning resource_id, last_sequence`);
-  // The first sequence of this write, per resource: the claimed last one minus what this write takes.
-  const next = new Map<string, number>();
-  for (const row of claimed) next.set(row.resource_id, row.last_sequence - counts.get(row.resource_id)! + 1);
-
-  const written = inputs.map((input) => {
-    const sequence = next.get(input.resource.id)!;
-    next.set(input.resource.id, sequence + 1);
+  // Per resource: how many sequences this write takes, and each event's place among them.
+  const taken = new Map<string, number>();
+  const rows = inputs.map((input) => {
+    const ordinal = (taken.get(input.resource.id) ?? 0) + 1;
+    taken.set(input.resource.id, ordinal);
     const now = input.now ?? new Date();
+    // `sequence` is set by the statement, once the counter is claimed.
     const payload = {
       type: input.type,
       timestamp: now.toISOString(),
-      data: { ...input.resource, previousStatus: input.previousStatus, sequence },
+      data: { ...input.resource, previousStatus: input.previousStatus, sequence: 0 },
     };
-    return { id: newId('event'), sequence, input, payload, now };
+    return { id: newId('event'), input, ordinal, payload, now };
   });
-  // The relay LISTENs on pps_outbox: the notification goes out when this transaction commits (same round trip).
-  await tx.execute(sql`
-    with inserted as (
-    insert into ${events} (id, account_id, type, resource_type, resource_id, sequence, payload, request_id, created_at)
-    select id, account_id, type, resource_type, resource_id, sequence::int, payload::jsonb, request_id, created_at::timestamptz
-    from unnest(
-      ${textArray(written.map((row) => row.id))}, ${textArray(written.map((row) => row.input.accountId))},
-      ${textArray(written.map((row) => row.input.type))}, ${textArray(written.map((row) => row.input.resource.type))},
-      ${textArray(written.map((row) => row.input.resource.id))}, ${textArray(written.map((row) => row.sequence))},
-      ${textArray(written.map((row) => JSON.stringify(row.payload)))},
-      ${textArray(written.map((row) => row.input.requestId ?? null))},
-      ${textArray(written.map((row) => row.now.toISOString()))}
-    ) as event(id, account_id, type, resource_type, resource_id, sequence, payload, request_id, created_at)
-    returning 1)
-    select pg_notify(${OUTBOX_CHANNEL}, '') from (select count(*) from inserted) as done`);
-  return written.map(({ id, sequence }) => ({ id, sequence }));
+  // Counters are claimed in sorted order, so two batches lock them in the same order; a counter row stays locked
+  // until commit, serialising the writers of each resource. The relay LISTENs on pps_outbox: the notification
+  // goes out when this transaction commits.
+  const resourceIds = [...taken.keys()].sort();
+  const written = await tx.execute<{ id: string; sequence: number }>(sql`
+    with claim as (
+      insert into ${eventSequences} (resource_id, last_sequence)
+      select resource_id, n::int
+      from unnest(${textArray(resourceIds)}, ${textArray(resourceIds.map((id) => taken.get(id)!))}) as claim(resource_id, n)
+      on conflict (resource_id) do update set last_sequence = ${eventSequences}.last_sequence + excluded.last_sequence
+      returning resource_id, last_sequence),
+    event as (
+      select event.*, claim.last_sequence - taken.n::int + event.ordinal::int as sequence
+      from unnest(
+        ${textArray(rows.map((row) => row.id))}, ${textArray(rows.map((row) => row.input.accountId))},
+        ${textArray(rows.map((row) => row.input.type))}, ${textArray(rows.map((row) => row.input.resource.type))},
+        ${textArray(rows.map((row) => row.input.resource.id))}, ${textArray(rows.map((row) => row.ordinal))},
+        ${textArray(rows.map((row) => JSON.stringify(row.payload)))},
+        ${textArray(rows.map((row) => row.input.requestId ?? null))},
+        ${textArray(rows.map((row) => row.now.toISOString()))}
+      ) as event(id, account_id, type, resource_type, resource_id, ordinal, payload, request_id, created_at)
+      join claim using (resource_id)
+      join unnest(${textArray(resourceIds)}, ${textArray(resourceIds.map((id) => taken.get(id)!))}) as taken(resource_id, n)
+        using (resource_id)),
+    inserted as (
+      insert into ${events} (id, account_id, type, resource_type, resource_id, sequence, payload, request_id, created_at)
+      select id, account_id, type, resource_type, resource_id, sequence,
+        jsonb_set(payload::jsonb, '{data,sequence}', to_jsonb(sequence)), request_id, created_at::timestamptz
+      from event
+      returning id, sequence),
+    notified as (select pg_notify(${OUTBOX_CHANNEL}, '') from (select count(*) from inserted) as done)
+    select inserted.id, inserted.sequence from inserted, notified`);
+  const sequences = new Map(written.map((row) => [row.id, Number(row.sequence)]));
+  return rows.map(({ id }) => ({ id, sequence: sequences.get(id)! }));
 }

@@ -1,8 +1,9 @@
 import type { DbOrTx, Tx } from '@pps/shared/db';
 import { schema } from '@pps/shared/db';
-import { and, eq, lt } from 'drizzle-orm';
+import { and, eq, lt, sql } from 'drizzle-orm';
 
 const { idempotencyKeys } = schema;
+type IdempotencyKey = typeof idempotencyKeys.$inferSelect;
 
 export type IdempotencyKeyRef = { accountId: string; requestId: string };
 export type StoredResponse = { status: number; body: Record<string, unknown> };
@@ -17,17 +18,45 @@ export async function findIdempotencyKey(db: DbOrTx, key: IdempotencyKeyRef) {
   return row;
 }
 
+export type KeyRow = Pick<IdempotencyKey, 'requestHash' | 'responseStatus' | 'responseBody' | 'createdAt'>;
+
 /**
- * A plain insert, on purpose: a concurrent call holding the same key makes this wait on the primary key until it
- * commits (then this fails with 23505 and the caller replays) or rolls back (then this goes on).
+ * Claims the key, or reads who holds it, in one statement. `insert … on conflict do nothing` waits for a concurrent
+ * claim of the same key until that transaction ends: committed, this claims nothing; rolled back, this claims it.
+ * The holder's row comes back when the statement's snapshot can see it; a holder that committed while this statement
+ * waited is not visible to it (`held` undefined), and the caller reads it afresh.
  */
-export async function claimIdempotencyKey(tx: Tx, key: IdempotencyKeyRef & { requestHash: string; now: Date }) {
-  await tx.insert(idempotencyKeys).values({
-    accountId: key.accountId,
-    requestId: key.requestId,
-    requestHash: key.requestHash,
-    createdAt: key.now,
-  });
+export async function claimIdempotencyKey(
+  tx: Tx,
+  key: IdempotencyKeyRef & { requestHash: string; now: Date },
+): Promise<{ claimed: true } | { claimed: false; held: KeyRow | undefined }> {
+  const [row] = await tx.execute<{
+    claimed: boolean;
+    request_hash: string | null;
+    response_status: number | null;
+    response_body: Record<string, unknown> | null;
+    created_at: string | null;
+  }>(sql`
+    with claim as (
+      insert into ${idempotencyKeys} (account_id, request_id, request_hash, created_at)
+      values (${key.accountId}, ${key.requestId}, ${key.requestHash}, ${key.now.toISOString()})
+      on conflict do nothing
+      returning 1)
+    select exists (select 1 from claim) as claimed, held.request_hash, held.response_status, held.response_body,
+      held.created_at
+    from (select 1) as one
+    left join ${idempotencyKeys} as held on held.account_id = ${key.accountId} and held.request_id = ${key.requestId}`);
+  if (row?.claimed) return { claimed: true };
+  const held =
+    row?.request_hash == null
+      ? undefined
+      : {
+          requestHash: row.request_hash,
+          responseStatus: row.response_status,
+          responseBody: row.response_body,
+          createdAt: new Date(row.created_at as string),
+        };
+  return { claimed: false, held };
 }
 
 /** Fills the response of a claimed key, in the same transaction as the claim. */

@@ -1,4 +1,4 @@
-import { type DbOrTx, isUniqueViolation, type Tx, withTransaction } from '@pps/shared/db';
+import { type DbOrTx, type Tx, withTransaction } from '@pps/shared/db';
 import { ApiError } from '@pps/shared/http';
 import { requestHash } from './canonical';
 import {
@@ -11,11 +11,16 @@ import {
   type StoredResponse,
 } from './idempotency.repository';
 
-const IDEMPOTENCY_KEY_CONSTRAINT = 'idempotency_keys_pk';
-
 export type IdempotentResponse = StoredResponse & { replayed: boolean };
 /** What an idempotent operation produces: the response to store, and the record it made. */
-export type OperationResult = StoredResponse & { paymentId: string | null };
+export type OperationResult = StoredResponse & {
+  paymentId: string | null;
+  /**
+   * Writes the operation sent without waiting for them (pipelined on the transaction's connection); they are
+   * awaited together with the stored response, so the last writes of a request cost one round trip.
+   */
+  pending?: Promise<unknown>;
+};
 
 export const idempotencyKeyReused = () =>
   new ApiError({
@@ -44,39 +49,47 @@ type Options = {
  */
 export async function runIdempotent(options: Options): Promise<IdempotentResponse> {
   const { db, operation } = options;
-  if (!options.requestId) {
-    const result = await withTransaction(db, operation);
-    return { status: result.status, body: result.body, replayed: false };
-  }
-  const key: IdempotencyKeyRef = { accountId: options.accountId, requestId: options.requestId.toLowerCase() };
-  const hash = requestHash(options.data);
-  const known = await storedResponse(options, key, hash);
-  if (known) return { ...known, replayed: true };
-  try {
-    const result = await withTransaction(db, async (tx) => {
-      await claimIdempotencyKey(tx, { ...key, requestHash: hash, now: options.now });
+  const requestId = options.requestId;
+  return withTransaction(db, async (tx) => {
+    if (!requestId) {
       const outcome = await operation(tx);
-      await recordIdempotentResponse(tx, key, outcome);
-      return outcome;
-    });
-    return { status: result.status, body: result.body, replayed: false };
-  } catch (error) {
-    if (!isUniqueViolation(error, IDEMPOTENCY_KEY_CONSTRAINT)) throw error;
-    // A concurrent duplicate committed first: read its answer afresh.
-    const replay = await storedResponse(options, key, hash);
+      await outcome.pending;
+      return { status: outcome.status, body: outcome.body, replayed: false };
+    }
+    const key: IdempotencyKeyRef = { accountId: options.accountId, requestId: requestId.toLowerCase() };
+    const hash = requestHash(options.data);
+    const replay = await claimOrReplay(tx, options, key, hash);
     if (replay) return { ...replay, replayed: true };
-    throw error;
-  }
+    const outcome = await operation(tx);
+    await Promise.all([outcome.pending, recordIdempotentResponse(tx, key, outcome)]);
+    return { status: outcome.status, body: outcome.body, replayed: false };
+  });
 }
 
-/** The committed response of this key, a 409 when the body differs, or nothing (unknown or expired key). */
-async function storedResponse(options: Options, key: IdempotencyKeyRef, hash: string) {
-  const row = await findIdempotencyKey(options.db, key);
-  if (!row || row.responseStatus == null || !row.responseBody) return undefined;
-  if (row.createdAt < idempotencyCutoff(options.now, options.ttlDays)) {
-    await deleteIdempotencyKeyCreatedAt(options.db, key, row.createdAt);
-    return undefined;
+/**
+ * Claims the key for this transaction (undefined), or returns the committed answer to replay; 409 when that answer
+ * was for another body. An expired holder is removed and the key claimed afresh.
+ */
+async function claimOrReplay(
+  tx: Tx,
+  options: Options,
+  key: IdempotencyKeyRef,
+  hash: string,
+  retried = false,
+): Promise<StoredResponse | undefined> {
+  const claim = await claimIdempotencyKey(tx, { ...key, requestHash: hash, now: options.now });
+  if (claim.claimed) return undefined;
+  // Committed while the claim waited: not in that statement's snapshot, visible to the next one.
+  const held = claim.held ?? (await findIdempotencyKey(tx, key));
+  const expired = held && held.createdAt < idempotencyCutoff(options.now, options.ttlDays);
+  if (!held || expired) {
+    if (retried) throw new Error(`idempotency key ${key.requestId} neither claimable nor held`);
+    if (held) await deleteIdempotencyKeyCreatedAt(tx, key, held.createdAt);
+    return claimOrReplay(tx, options, key, hash, true);
   }
-  if (row.requestHash !== hash) throw idempotencyKeyReused();
-  return { status: row.responseStatus, body: row.responseBody } satisfies StoredResponse;
+  if (held.requestHash !== hash) throw idempotencyKeyReused();
+  if (held.responseStatus == null || !held.responseBody) {
+    throw new Error(`idempotency key ${key.requestId} committed without its response`);
+  }
+  return { status: held.responseStatus, body: held.responseBody };
 }

@@ -1,6 +1,7 @@
 import { settleAtFor } from '@pps/shared/clock';
 import type { PaymentInputOf } from '@pps/shared/contract';
 import type { FieldCipher } from '@pps/shared/crypto';
+import { valueOf } from '@pps/shared/db';
 import type { ServiceContext } from '@pps/shared/http';
 import { newId } from '@pps/shared/ids';
 import { captureLines } from '@pps/shared/ledger';
@@ -35,15 +36,20 @@ export async function chargeCard({
   input: CardPaymentInput;
   deps: ChargeDeps;
 }): Promise<OperationResult> {
-  const merchant = await activeMerchant(ctx, input.merchantId, pointers.merchantId);
   const split = input.paymentType === 'tokenv3Split' ? input.split : undefined;
-  if (split) {
-    if (split.merchantId === input.merchantId) throw paymentErrors.splitSameMerchant();
-    await activeMerchant(ctx, split.merchantId, pointers.splitMerchantId);
-  }
   const byVault = input.paymentType === 'card';
   const tokenId = byVault ? input.paymentMethod.token : input.token.tokenId;
-  const vault = await loadCardForCharge(ctx.db, deps.cipher, { accountId: ctx.accountId, tokenId });
+  // The reads go out together (one round trip); their errors are judged in the order they always were.
+  const sameMerchant = split?.merchantId === input.merchantId;
+  const [primary, splitMerchant, card] = await Promise.allSettled([
+    activeMerchant(ctx, input.merchantId, pointers.merchantId),
+    split && !sameMerchant ? activeMerchant(ctx, split.merchantId, pointers.splitMerchantId) : undefined,
+    loadCardForCharge(ctx.db, deps.cipher, { accountId: ctx.accountId, tokenId }),
+  ]);
+  const merchant = valueOf(primary);
+  if (sameMerchant) throw paymentErrors.splitSameMerchant();
+  valueOf(splitMerchant);
+  const vault = valueOf(card);
   if (!vault) throw paymentErrors.tokenNotFound(byVault ? pointers.paymentMethodToken : pointers.tokenId);
   const price = priceOf(ctx, merchant, input.transaction.amount, split?.amount);
 

@@ -10,8 +10,9 @@ export type NewPaymentOutcome = { approved: true; capture: LedgerLine[] } | { ap
 
 /**
  * What every new card or ACH payment writes once its record is in, in the same transaction: the capture posting
- * when approved, `payment.created` or `payment.failed`, and the answer stored with the idempotency key (201 with
- * the payment, or the error document of the stored failure: returned, not thrown, so the record commits).
+ * when approved, `payment.created` or `payment.failed` (both sent at once, left `pending` for the caller), and the
+ * answer stored with the idempotency key (201 with the payment, or the error document of the stored failure:
+ * returned, not thrown, so the record commits).
  */
 export async function recordNewPayment(
   ctx: ServiceContext,
@@ -19,32 +20,31 @@ export async function recordNewPayment(
   outcome: NewPaymentOutcome,
 ): Promise<OperationResult> {
   const now = payment.createdAt;
-  if (outcome.approved) {
-    await post(ctx.db, {
-      accountId: ctx.accountId,
-      paymentId: payment.id,
-      kind: 'capture',
-      lines: outcome.capture,
-      now,
-    });
-  }
   const resource = paymentResource(payment, [], now);
-  await writeEvent(ctx.db, {
-    accountId: ctx.accountId,
-    type: outcome.approved ? 'payment.created' : 'payment.failed',
-    resource,
-    previousStatus: null,
-    requestId: ctx.requestId,
-  });
+  // Sent together, not awaited here: the caller awaits them with the stored response (one round trip).
+  const pending = Promise.all([
+    outcome.approved
+      ? post(ctx.db, { accountId: ctx.accountId, paymentId: payment.id, kind: 'capture', lines: outcome.capture, now })
+      : undefined,
+    writeEvent(ctx.db, {
+      accountId: ctx.accountId,
+      type: outcome.approved ? 'payment.created' : 'payment.failed',
+      resource,
+      previousStatus: null,
+      requestId: ctx.requestId,
+    }),
+  ]);
   ctx.log.info(
     { paymentId: payment.id, merchantId: payment.merchantId, requestType: payment.requestType, status: payment.status },
     outcome.approved ? 'payment accepted' : 'payment failed',
   );
-  if (outcome.approved)
-    return { status: 201, body: paymentDocument(ctx.config.PUBLIC_BASE_URL, resource), paymentId: payment.id };
+  if (outcome.approved) {
+    return { status: 201, body: paymentDocument(ctx.config.PUBLIC_BASE_URL, resource), paymentId: payment.id, pending };
+  }
   return {
     status: outcome.error.status,
     body: errorDocumentBody(outcome.error, ctx.requestId),
     paymentId: payment.id,
+    pending,
   };
 }
