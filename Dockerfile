@@ -40,6 +40,8 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist dist
 # Stack traces point at the TypeScript sources (maps are applied only when a stack is read).
 ENV NODE_OPTIONS=--enable-source-maps
+# One worker per core (node:cluster); set a number to pin it.
+ENV WEB_CONCURRENCY=auto
 USER node
 EXPOSE 8080
 ENTRYPOINT ["tini", "--"]

@@ -12,8 +12,8 @@ import { prepareWorld, type World } from './world';
  * `npm run bench`: the payment path against a bare baseline, in one run, loaded identically by autocannon
  * (BENCH_CONNECTIONS, default 64, for BENCH_SECONDS, default 10, per scenario). Every server is a child process
  * on its own database: the bare server (bench/bare-server.ts), the platform compiled and started as production
- * starts it (`node dist/start.js`: everything in one process), and the platform as separate gateway, payments
- * and merchants processes. The machine is shared and noisy: read the ratios to the baseline, which is measured
+ * starts it (`node dist/start.js`: everything in one process; then WEB_CONCURRENCY=2, a worker per core), and the
+ * platform as separate gateway, payments and merchants processes. The machine is shared and noisy: read the ratios to the baseline, which is measured
  * first and last and averaged. Results go to bench/results/<date>.json and .md.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -23,7 +23,7 @@ const ADMIN_TOKEN = 'dev-admin-token';
 
 type Row = {
   scenario: string;
-  mode: 'bare' | 'in-process' | 'multi-process';
+  mode: 'bare' | 'in-process' | 'in-process, 2 workers' | 'multi-process';
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
@@ -89,6 +89,14 @@ try {
   );
   await stopAll(single.processes);
 
+  // The production start on both cores: WEB_CONCURRENCY=2 workers, each everything-in-one.
+  const workers = await startServer('in-process', [join(outdir, 'start.js')], { ...platformEnv, WEB_CONCURRENCY: '2' });
+  await waitForWorkers(workers, 2);
+  rows.push(
+    await load('POST /payments tokenv3 (fresh requestId)', 'in-process, 2 workers', workers, paymentLoad(world)),
+  );
+  await stopAll(workers.processes);
+
   const multi = await startMultiProcess(platformEnv);
   rows.push(await load('POST /payments tokenv3 (fresh requestId)', 'multi-process', multi, paymentLoad(world)));
   await stopAll(multi.processes);
@@ -105,7 +113,11 @@ process.exit(0);
 
 // ——— servers ———
 
-type Target = { base: string; processes: ChildProcess[] };
+type Target = {
+  base: string;
+  processes: ChildProcess[] /** More processes to sample (cluster workers). */;
+  pids?: number[];
+};
 
 async function startServer(
   name: string,
@@ -134,6 +146,21 @@ async function startMultiProcess(env: Record<string, string>): Promise<Target> {
     MERCHANTS_URL: merchants.base,
   });
   return { base: gateway.base, processes: [...gateway.processes, ...payments.processes, ...merchants.processes] };
+}
+
+/** A cluster's workers, as processes whose memory is sampled (the primary's children). */
+async function waitForWorkers(target: Target, count: number, deadline = Date.now() + 30_000) {
+  const primary = target.processes[0] as ChildProcess;
+  for (;;) {
+    const children = (await readFile(`/proc/${primary.pid}/task/${primary.pid}/children`, 'utf8')).trim().split(/\s+/);
+    const pids = children.filter(Boolean).map(Number);
+    if (pids.length >= count) {
+      target.pids = pids;
+      return;
+    }
+    if (Date.now() > deadline) throw new Error('workers did not start');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 async function waitFor(url: string, deadline = Date.now() + 30_000) {
@@ -172,11 +199,11 @@ function paymentLoad(world: World): Load {
 }
 
 /** Peak resident memory of the processes while `during` runs, in MB (the largest process). */
-async function peakRss(processes: ChildProcess[], during: Promise<unknown>): Promise<number> {
+async function peakRss(pids: number[], during: Promise<unknown>): Promise<number> {
   let peak = 0;
   const sample = async () => {
-    for (const child of processes) {
-      const status = await readFile(`/proc/${child.pid}/status`, 'utf8').catch(() => '');
+    for (const pid of pids) {
+      const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
       const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
       peak = Math.max(peak, kb / 1024);
     }
@@ -191,7 +218,8 @@ async function peakRss(processes: ChildProcess[], during: Promise<unknown>): Pro
 async function load(scenario: string, mode: Row['mode'], target: Target, options: Load): Promise<Row> {
   const { path, ...rest } = options;
   const run = autocannon({ url: `${target.base}${path}`, connections: CONNECTIONS, duration: SECONDS, ...rest });
-  const [result, rssMb] = await Promise.all([run, peakRss(target.processes, run)]);
+  const pids = [...target.processes.map((child) => child.pid as number), ...(target.pids ?? [])];
+  const [result, rssMb] = await Promise.all([run, peakRss(pids, run)]);
   const row: Row = {
     scenario,
     mode,
@@ -201,7 +229,7 @@ async function load(scenario: string, mode: Row['mode'], target: Target, options
     errors: result.errors + result.timeouts + result.non2xx,
     rssMb,
   };
-  console.log(`${mode.padEnd(14)} ${scenario.padEnd(44)} ${String(row.requestsPerSecond).padStart(7)} req/s`);
+  console.log(`${mode.padEnd(22)} ${scenario.padEnd(44)} ${String(row.requestsPerSecond).padStart(7)} req/s`);
   return row;
 }
 

@@ -1,12 +1,13 @@
 import { systemClock } from '@pps/shared/clock';
 import { schema } from '@pps/shared/db';
 import { createMetrics } from '@pps/shared/metrics';
-import { bootstrap, closeServer, listen, onShutdown } from '@pps/shared/runtime';
+import { bootstrap, closeServer, listen, onShutdown, runAsClusterPrimary } from '@pps/shared/runtime';
 import { eq } from 'drizzle-orm';
 import Redis from 'ioredis';
 import { createAccount } from '../services/gateway/src/admin/accounts.usecases';
 import { createGatewayApp } from '../services/gateway/src/app';
 import { AuthCache } from '../services/gateway/src/auth/auth-cache';
+import { type DemoShop, startDemoShop } from '../services/gateway/src/checkout/demo-shop';
 import { inProcessUpstream } from '../services/gateway/src/proxy/upstream';
 import { createMerchantsApp } from '../services/merchants/src/app';
 import { createPaymentsApp } from '../services/payments/src/app';
@@ -15,9 +16,16 @@ import { startSettlement } from '../services/settlement/src/workers';
 
 /**
  * `npm start`: everything in one process. Migrations, the gateway on PORT with payments and merchants
- * bound in-process, the settlement workers, and (in development) a demo account created once.
+ * bound in-process, the settlement workers, and (in development) a demo account created once and the demo shop of
+ * the embedded checkout on DEMO_PORT.
  */
 const { config, log, database } = await bootstrap('pps');
+// WEB_CONCURRENCY > 1: this process only supervises the workers (migrations are applied by now), each of which
+// runs everything below; it exits when they have stopped.
+if (runAsClusterPrimary({ count: config.WEB_CONCURRENCY, log, deadlineMs: config.SHUTDOWN_TIMEOUT_MS + 5000 })) {
+  await database.close();
+  await new Promise(() => {});
+}
 const metrics = createMetrics({ defaultMetrics: true });
 const serviceDeps = { config, db: database.db, log, clock: systemClock, metrics };
 const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: false });
@@ -46,11 +54,26 @@ const gateway = createGatewayApp(
   metrics,
 );
 const { server, port } = await listen(gateway.fetch, config.PORT, '0.0.0.0', config);
-log.info({ port, docs: `${config.PUBLIC_BASE_URL}/docs` }, 'payment processing service listening');
+log.info({ port, pid: process.pid, docs: `${config.PUBLIC_BASE_URL}/docs` }, 'payment processing service listening');
 
-if (config.NODE_ENV !== 'production' && config.DEMO_ACCOUNT) await printDemoAccount();
+// One worker prints the demo account (any process when not clustered).
+const firstWorker = (process.env.WORKER_INDEX ?? '0') === '0';
+if (config.NODE_ENV !== 'production' && config.DEMO_ACCOUNT && firstWorker) await printDemoAccount();
+
+// The demo shop (development, one process): a shop page on DEMO_PORT embedding the card form (README, Quick start).
+const demoShop =
+  config.NODE_ENV !== 'production' && config.DEMO_PORT > 0 && (process.env.WORKER_INDEX ?? '0') === '0'
+    ? await startDemoShop({ config, db: database.db, log, api: (path, init) => gateway.request(path, init) }).then(
+        (shop: DemoShop) => {
+          process.stdout.write(`\nDemo shop (embedded checkout): ${shop.url}\n\n`);
+          return shop;
+        },
+        (error: unknown) => log.warn({ err: error }, 'demo shop not started'),
+      )
+    : undefined;
 
 onShutdown(log, [
+  ...(demoShop ? [{ name: 'demo shop', close: demoShop.close }] : []),
   { name: 'http', close: () => closeServer(server, { log }) },
   { name: 'settlement', close: settlement.close },
   { name: 'settlement trigger', close: trigger.close },

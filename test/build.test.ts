@@ -15,8 +15,8 @@ import { freePort, stopProcess } from './processes';
 
 const outdir = join('.tmp', `build-test-${randomBytes(4).toString('hex')}`);
 const entries = ['start', 'gateway', 'payments', 'merchants', 'settlement', 'migrate', 'cli'];
-let drop: (() => Promise<void>) | undefined;
-let child: ChildProcess | undefined;
+const drops: (() => Promise<void>)[] = [];
+const children: ChildProcess[] = [];
 
 const run = (command: string, args: string[]) =>
   new Promise<{ code: number | null; output: string }>((resolve) => {
@@ -38,8 +38,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (child) await stopProcess(child, 'SIGKILL');
-  await drop?.();
+  await Promise.all(children.map((child) => stopProcess(child, 'SIGKILL')));
+  await Promise.all(drops.map((drop) => drop()));
   await rm(outdir, { recursive: true, force: true });
 });
 
@@ -59,49 +59,7 @@ describe('npm run build', () => {
   });
 
   it('runs with plain node: serves /healthz and /readyz, creates an account, and exits 0 with "stopped" on SIGTERM', async () => {
-    const database = await createDatabaseFromTemplate(inject('templateDatabase'), inject('runId'));
-    drop = database.drop;
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const adminToken = randomBytes(16).toString('hex');
-    const server = spawn(process.execPath, [join(outdir, 'start.js')], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        NODE_ENV: 'production',
-        LOG_LEVEL: 'info',
-        PORT: String(port),
-        PUBLIC_BASE_URL: base,
-        DATABASE_URL: database.url,
-        REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-        QUEUE_PREFIX: `{pps-build-${randomBytes(4).toString('hex')}}`,
-        ADMIN_TOKEN: adminToken,
-        INTERNAL_SECRET: randomBytes(24).toString('hex'),
-        TOKEN_SIGNING_KEYS: `k1:${randomBytes(24).toString('hex')}`,
-        DATA_ENCRYPTION_KEYS: `d1:${randomBytes(32).toString('base64')}`,
-        BLIND_INDEX_KEY: randomBytes(24).toString('hex'),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child = server;
-    let output = '';
-    server.stdout!.on('data', (chunk) => {
-      output += chunk;
-    });
-    server.stderr!.on('data', (chunk) => {
-      output += chunk;
-    });
-    const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
-
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      const status = await fetch(`${base}/healthz`).then(
-        (response) => response.status,
-        () => 0,
-      );
-      if (status === 200) break;
-      if (server.exitCode !== null || Date.now() > deadline) throw new Error(`did not come up:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const { server, base, adminToken, output, exited } = await launch();
 
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
@@ -118,12 +76,91 @@ describe('npm run build', () => {
 
     server.kill('SIGTERM');
     expect(await exited).toBe(0);
-    const messages = output
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line).msg);
+    const messages = logMessages(output());
     expect(messages).toContain('payment processing service listening');
     expect(messages).toContain('stopped');
-    expect(output).not.toContain('Demo account'); // production: no demo account
+    expect(output()).not.toContain('Demo account'); // production: no demo account
+  });
+
+  it('with WEB_CONCURRENCY=2 runs two workers on one port, replaces one that dies, and stops them all on SIGTERM', async () => {
+    const { server, base, output, exited } = await launch({ WEB_CONCURRENCY: '2' });
+    const listening = () => logLines(output()).filter((line) => line.msg === 'payment processing service listening');
+    await until(() => listening().length === 2, output);
+    const workers = [...new Set(listening().map((line) => line.pid as number))];
+    expect(workers).toHaveLength(2);
+    expect(workers).not.toContain(server.pid);
+
+    process.kill(workers[0] as number, 'SIGKILL');
+    await until(() => listening().length === 3, output); // the primary started another
+    expect(logMessages(output())).toContain('worker died; starting another');
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+
+    server.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    // Both live workers drained and stopped, then the primary.
+    expect(logMessages(output()).filter((message) => message === 'stopped')).toHaveLength(3);
   });
 });
+
+type LogLine = { msg?: string; pid?: number };
+const logLines = (output: string): LogLine[] =>
+  output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as LogLine);
+const logMessages = (output: string) => logLines(output).map((line) => line.msg);
+
+async function until(condition: () => boolean, output: () => string, deadline = Date.now() + 15_000) {
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out; output:\n${output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The compiled everything-in-one bundle with production settings on a database of its own, once /healthz answers. */
+async function launch(extraEnv: Record<string, string> = {}) {
+  const database = await createDatabaseFromTemplate(inject('templateDatabase'), inject('runId'));
+  drops.push(database.drop);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const adminToken = randomBytes(16).toString('hex');
+  const server = spawn(process.execPath, [join(outdir, 'start.js')], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      PORT: String(port),
+      PUBLIC_BASE_URL: base,
+      DATABASE_URL: database.url,
+      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      QUEUE_PREFIX: `{pps-build-${randomBytes(4).toString('hex')}}`,
+      ADMIN_TOKEN: adminToken,
+      INTERNAL_SECRET: randomBytes(24).toString('hex'),
+      TOKEN_SIGNING_KEYS: `k1:${randomBytes(24).toString('hex')}`,
+      DATA_ENCRYPTION_KEYS: `d1:${randomBytes(32).toString('base64')}`,
+      BLIND_INDEX_KEY: randomBytes(24).toString('hex'),
+      ...extraEnv,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(server);
+  let output = '';
+  server.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  server.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const status = await fetch(`${base}/healthz`).then(
+      (response) => response.status,
+      () => 0,
+    );
+    if (status === 200) break;
+    if (server.exitCode !== null || Date.now() > deadline) throw new Error(`did not come up:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { server, base, adminToken, output: () => output, exited };
+}

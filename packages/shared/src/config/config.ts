@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 /**
@@ -56,6 +57,11 @@ export const configSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/pps'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  /** `npm start`'s worker processes (node:cluster), each with its own pool; `auto`: one per core. */
+  WEB_CONCURRENCY: z
+    .union([z.literal('auto'), z.coerce.number().int().min(1).max(64)])
+    .default(1)
+    .transform((count) => (count === 'auto' ? availableParallelism() : count)),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
   /** Hash-tagged, so every key of a queue lands in one Redis Cluster slot. */
   QUEUE_PREFIX: z.string().min(1).default('{pps}'),

@@ -1,0 +1,50 @@
+import cluster, { type Worker } from 'node:cluster';
+import type { Logger } from '../logger';
+
+/** A worker that dies this soon after it started is not restarted again at once (a crash loop waits). */
+const RESTART_BACKOFF_MS = 1000;
+
+/**
+ * `npm start` on every core: with `count` > 1 the primary process forks `count` workers (node:cluster, which share
+ * the listening port) and returns true: it serves nothing itself. It restarts a worker that dies unexpectedly,
+ * and on SIGTERM/SIGINT passes the signal to every worker (each drains its requests and closes its pools) and
+ * exits once they all have, or after `deadlineMs` with SIGKILL for the rest. In a worker, or with `count` 1, it
+ * returns false and the caller starts the service as usual. `WORKER_INDEX` tells a worker which one it is.
+ */
+export function runAsClusterPrimary(options: { count: number; log: Logger; deadlineMs: number }): boolean {
+  const { count, log, deadlineMs } = options;
+  if (count <= 1 || !cluster.isPrimary) return false;
+  let stopping = false;
+  const fork = (index: number) => {
+    const worker = cluster.fork({ WORKER_INDEX: String(index) });
+    const started = Date.now();
+    worker.once('exit', (code, signal) => {
+      if (stopping) return;
+      log.error({ worker: index, code, signal }, 'worker died; starting another');
+      setTimeout(() => fork(index), Math.max(0, RESTART_BACKOFF_MS - (Date.now() - started)));
+    });
+  };
+  for (let index = 0; index < count; index++) fork(index);
+  log.info({ workers: count }, 'cluster primary started');
+
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => Boolean(worker));
+    log.info({ signal, workers: workers.length }, 'stopping workers');
+    for (const worker of workers) worker.process.kill(signal);
+    const deadline = setTimeout(() => {
+      log.warn('workers did not stop in time: killing them');
+      for (const worker of workers) worker.process.kill('SIGKILL');
+    }, deadlineMs);
+    deadline.unref();
+    cluster.on('exit', () => {
+      if (Object.keys(cluster.workers ?? {}).length > 0) return;
+      log.info('stopped');
+      log.flush(() => process.exit(0));
+    });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  return true;
+}
