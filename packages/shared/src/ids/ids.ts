@@ -8,6 +8,7 @@ export const idPrefixes = {
   payment: 'pay',
   token: 'tok',
   customer: 'cus',
+  checkoutSession: 'cs',
   webhook: 'whk',
   event: 'evt',
   delivery: 'del',

@@ -1,6 +1,7 @@
 // One drizzle schema for the one database. One file per table (or tightly bound pair).
 export * from './accounts';
 export * from './apps';
+export * from './checkout';
 export type { BillingAddress } from './columns';
 export * from './customers';
 export * from './events';
