@@ -129,6 +129,14 @@ export const securitySchemes = {
   apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: "The account's API key" },
   appId: { type: 'apiKey', in: 'header', name: 'appId', description: 'The app the token was minted for' },
   adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (ADMIN_TOKEN), ops calls only' },
+  checkoutClientSecret: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-client-secret',
+    description:
+      "A checkout session's client secret (from POST /checkout/sessions), sent by the hosted card form only: it " +
+      'vaults cards for that session until it expires',
+  },
 } as const;
 
 /** The tags the routes are grouped by, in the order the docs show them. */
@@ -138,6 +146,11 @@ export const apiTags = [
   {
     name: 'Vault',
     description: 'Vault cards as tokens; the number is encrypted at rest, the security code never kept',
+  },
+  {
+    name: 'Checkout',
+    description:
+      'Checkout sessions for the hosted card form (an iframe served by the API), so card numbers never reach the platform',
   },
   {
     name: 'Customers',
@@ -158,6 +171,9 @@ export const authenticated = [{ appToken: [], apiKey: [], appId: [] }];
 
 /** Security requirement of POST /auth/key and POST /auth/token: the API key alone. */
 export const apiKeyOnly = [{ apiKey: [] }];
+
+/** Security requirement of the hosted checkout form's card POST: the session's client secret. */
+export const checkoutClientSecret = [{ checkoutClientSecret: [] }];
 
 /** Security requirement of the ops calls under /admin: the operator token. */
 export const adminSecurity = [{ adminToken: [] }];

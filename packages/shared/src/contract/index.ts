@@ -1,3 +1,4 @@
+export * from './checkout';
 export * from './common';
 export * from './customers';
 export * from './gateway';
@@ -8,6 +9,7 @@ export * from './tokens';
 export * from './webhooks';
 
 import type { RouteConfig } from '@hono/zod-openapi';
+import { checkoutRoutes } from './checkout';
 import { customersRoutes } from './customers';
 import { gatewayRoutes } from './gateway';
 import { merchantsRoutes } from './merchants';
@@ -22,6 +24,7 @@ export const allRoutes: RouteConfig[] = [
   ...paymentsRoutes,
   ...merchantsRoutes,
   ...tokensRoutes,
+  ...checkoutRoutes,
   ...customersRoutes,
   ...webhooksRoutes,
   ...settlementRoutes,

@@ -83,7 +83,8 @@ const securityCode = z
     description: 'Checked, never stored: 3 or 4 digits, 4 for American Express',
   });
 
-const cardInput = z
+/** The card of a vault token request (POST /tokens, and the hosted checkout form's POST). */
+export const cardInput = z
   .object({
     holder: z.string().trim().min(1).max(200).openapi({ example: 'Jane Doe' }),
     number: cardNumber,
