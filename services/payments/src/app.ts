@@ -1,4 +1,5 @@
 import { createServiceApp, type ServiceDeps } from '@pps/shared/http';
+import { registerCheckoutRoutes } from './checkout/checkout.routes';
 import { registerCustomerRoutes } from './customers/customers.routes';
 import { registerEventRoutes } from './events/events.routes';
 import { registerPaymentRoutes } from './payments/payments.routes';
@@ -6,10 +7,11 @@ import { type Processor, SandboxProcessor } from './sandbox/processor';
 import { registerTokenRoutes } from './tokens/tokens.routes';
 import { registerWebhookRoutes } from './webhooks/webhooks.routes';
 
-/** The payments service: `/payments*`, `/tokens*`, `/customers*`, `/webhooks*`, `/events*`. */
+/** The payments service: `/payments*`, `/tokens*`, `/checkout*`, `/customers*`, `/webhooks*`, `/events*`. */
 export function createPaymentsApp(deps: ServiceDeps & { processor?: Processor }) {
   const app = createServiceApp(deps, 'payments');
   registerTokenRoutes(app, deps);
+  registerCheckoutRoutes(app, deps);
   registerCustomerRoutes(app, deps);
   registerPaymentRoutes(app, { ...deps, processor: deps.processor ?? new SandboxProcessor() });
   registerWebhookRoutes(app, deps);
