@@ -12,7 +12,8 @@ import * as esbuild from 'esbuild';
  * Packages in node_modules stay external (installed by `npm ci --omit=dev` next to dist/); the workspace package
  * @pps/shared, whose exports point at .ts sources, is bundled in. `packages: 'external'` alone would leave it
  * external too (it is a bare import), so an alias points it at its sources: esbuild applies aliases before the
- * external check. The migrations are read at run time, so they are copied to <outdir>/drizzle (see MIGRATIONS_FOLDER).
+ * external check. The migrations are read at run time, so they are copied to <outdir>/drizzle (see MIGRATIONS_FOLDER),
+ * and so are the checkout's browser files, to <outdir>/checkout (see CHECKOUT_ASSETS_FOLDER).
  */
 export const ENTRY_POINTS = {
   start: 'scripts/start.ts',
@@ -46,6 +47,8 @@ export async function build(outdir = join(root, 'dist')): Promise<void> {
     logLevel: 'warning',
   });
   await cp(join(root, 'packages/shared/drizzle'), join(outdir, 'drizzle'), { recursive: true });
+  // The checkout's browser files (plain JavaScript and CSS), served as they are (see CHECKOUT_ASSETS_FOLDER).
+  await cp(join(root, 'services/gateway/src/checkout/browser'), join(outdir, 'checkout'), { recursive: true });
   await checkExternals(result.metafile);
   console.log(`built ${Object.keys(ENTRY_POINTS).length} entry points to ${outdir} in ${Date.now() - started} ms`);
 }

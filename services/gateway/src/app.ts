@@ -15,6 +15,7 @@ import type { MiddlewareHandler } from 'hono';
 import { registerAdminRoutes } from './admin/admin.routes';
 import { registerAuthRoutes } from './auth/auth.routes';
 import { authenticate } from './auth/authenticate';
+import { registerCheckoutRoutes } from './checkout/checkout.routes';
 import type { GatewayDeps, GatewayEnv } from './deps';
 import { registerDocsRoutes } from './docs/docs.routes';
 import { registerHealthRoutes } from './health/health.routes';
@@ -37,6 +38,7 @@ const ROUTED: { prefix: string; upstream: keyof GatewayDeps['upstreams'] }[] = [
   { prefix: '/merchants', upstream: 'merchants' },
   { prefix: '/payments', upstream: 'payments' },
   { prefix: '/tokens', upstream: 'payments' },
+  { prefix: '/checkout', upstream: 'payments' },
   { prefix: '/customers', upstream: 'payments' },
   { prefix: '/webhooks', upstream: 'payments' },
   { prefix: '/events', upstream: 'payments' },
@@ -86,6 +88,9 @@ export function createGatewayApp(deps: GatewayDeps, metrics: Metrics = createMet
   registerClockRoutes(app, deps);
 
   // Ops calls on merchants (status, features) are the merchants service's writes: forwarded as the operator.
+  // The hosted checkout form, its scripts and its card POST (client secret): before the forwarded `/checkout`.
+  registerCheckoutRoutes(app, deps, limits);
+
   app.all('/admin/merchants/*', (c) => {
     c.set('caller', operatorCaller(c.get('requestId')));
     return forward(c, deps.upstreams.merchants, { secret: deps.config.INTERNAL_SECRET, log });

@@ -94,6 +94,10 @@ export const configSchema = z.object({
   CARD_SETTLEMENT_BUSINESS_DAYS: z.coerce.number().int().min(0).max(30).default(1),
   ACH_SETTLEMENT_BUSINESS_DAYS: z.coerce.number().int().min(0).max(30).default(3),
   DEMO_ACCOUNT: bool.default(true),
+  /** The demo shop of `npm start` (development only; docs/api.md, Checkout): its port, PORT + 1 when unset; 0 is off. */
+  DEMO_PORT: port.optional(),
+  /** Requests per client address per minute on the checkout's public routes (form, scripts, card POST); 0 is off. */
+  CHECKOUT_ADDRESS_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(600),
   SETTLEMENT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   SETTLEMENT_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
   SETTLEMENT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
@@ -134,7 +138,10 @@ export const configSchema = z.object({
   OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
 });
 
-export type Config = Omit<z.infer<typeof configSchema>, 'PUBLIC_BASE_URL'> & { PUBLIC_BASE_URL: string };
+export type Config = Omit<z.infer<typeof configSchema>, 'PUBLIC_BASE_URL' | 'DEMO_PORT'> & {
+  PUBLIC_BASE_URL: string;
+  DEMO_PORT: number;
+};
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -157,7 +164,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const warnings = defaulted.map((name) => `${name} is not set: using the development default (never in production)`);
   const publicBaseUrl = parsed.data.PUBLIC_BASE_URL ?? `http://localhost:${parsed.data.PORT}`;
-  return { ...parsed.data, PUBLIC_BASE_URL: publicBaseUrl, warnings };
+  const demoPort = parsed.data.DEMO_PORT ?? (parsed.data.PORT === 0 ? 0 : parsed.data.PORT + 1);
+  return { ...parsed.data, PUBLIC_BASE_URL: publicBaseUrl, DEMO_PORT: Math.min(demoPort, 65535), warnings };
 }
 
 /** Convenience for tests: a config with overrides, no warnings printed. */

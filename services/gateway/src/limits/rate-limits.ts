@@ -13,10 +13,14 @@ const RETRY_AFTER_FAILURE_MS = 1000;
 /** The burst allowance (RATE_LIMIT_RPS more requests) refills once per this window. */
 const BURST_WINDOW_SECONDS = 10;
 const AUTH_FAILURE_WINDOW_SECONDS = 60;
+const ADDRESS_WINDOW_SECONDS = 60;
 
 export type RateLimitStatus = 'ok' | 'failing open' | 'off';
 
-type LimitConfig = Pick<Config, 'RATE_LIMIT_RPS' | 'AUTH_FAILURE_LIMIT' | 'TRUST_PROXY' | 'QUEUE_PREFIX'>;
+type LimitConfig = Pick<
+  Config,
+  'RATE_LIMIT_RPS' | 'AUTH_FAILURE_LIMIT' | 'TRUST_PROXY' | 'QUEUE_PREFIX' | 'CHECKOUT_ADDRESS_LIMIT'
+>;
 
 export type RateLimits = {
   /** `off` without Redis or with both limits 0; `failing open` since a Redis call failed, until one succeeds. */
@@ -28,6 +32,8 @@ export type RateLimits = {
   authAttempt<T>(c: Context, attempt: () => Promise<T>): Promise<T>;
   /** One request of an authenticated account: 429 over the limit, else `next` and RateLimit-* headers on its answer. */
   perAccount(c: Context, accountId: string, next: () => Promise<void>): Promise<void>;
+  /** One request to a public checkout route from the client's address: 429 over CHECKOUT_ADDRESS_LIMIT a minute. */
+  perAddress(c: Context): Promise<void>;
 };
 
 /** `Retry-After` and `RateLimit-Reset`: whole seconds, rounded up, at least 1. */
@@ -105,6 +111,9 @@ export function createRateLimits(deps: { config: LimitConfig; redis?: Redis; log
       : undefined;
   const perAddress =
     redis && authFailures > 0 ? limiter('auth-failures', authFailures, AUTH_FAILURE_WINDOW_SECONDS) : undefined;
+  const publicPoints = config.CHECKOUT_ADDRESS_LIMIT;
+  const publicRoutes =
+    redis && publicPoints > 0 ? limiter('checkout-address', publicPoints, ADDRESS_WINDOW_SECONDS) : undefined;
 
   let down = false;
   let retryAt = 0;
@@ -148,7 +157,7 @@ export function createRateLimits(deps: { config: LimitConfig; redis?: Redis; log
   }
 
   return {
-    status: () => (!perAccount && !perAddress ? 'off' : down ? 'failing open' : 'ok'),
+    status: () => (!perAccount && !perAddress && !publicRoutes ? 'off' : down ? 'failing open' : 'ok'),
 
     async authAttempt<T>(c: Context, attempt: () => Promise<T>): Promise<T> {
       if (!perAddress) return attempt();
@@ -189,6 +198,20 @@ export function createRateLimits(deps: { config: LimitConfig; redis?: Redis; log
       }
       await next();
       if (answer?.res) addHeaders(c, limitHeaders(rps, answer.res));
+    },
+
+    async perAddress(c) {
+      if (!publicRoutes) return;
+      const answer = await ask(() => publicRoutes.consume(clientAddress(c, config.TRUST_PROXY)));
+      if (answer?.refused && answer.res) {
+        const wait = String(secondsUntil(answer.res.msBeforeNext));
+        throw new ApiError({
+          status: 429,
+          code: 'rate_limited',
+          detail: `More than ${publicPoints} checkout requests from this address within a minute; retry after ${wait} s`,
+          headers: { 'Retry-After': wait, ...limitHeaders(publicPoints, answer.res) },
+        });
+      }
     },
   };
 }

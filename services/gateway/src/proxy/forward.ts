@@ -5,7 +5,16 @@ import type { GatewayEnv } from '../deps';
 import type { Upstream } from './upstream';
 
 /** Headers the client may not pass through: hop-by-hop, the credentials, and anything that claims to be internal. */
-const DROPPED = new Set(['authorization', 'x-api-key', 'appid', 'host', 'connection', 'keep-alive', 'content-length']);
+const DROPPED = new Set([
+  'authorization',
+  'x-api-key',
+  'appid',
+  'x-client-secret',
+  'host',
+  'connection',
+  'keep-alive',
+  'content-length',
+]);
 
 /** Forwards the authenticated request to a service with the signed caller context. */
 export async function forward(
