@@ -168,7 +168,10 @@
     const digits = digitsOf(inputs.expiry.value).slice(0, 4);
     rewrite(
       inputs.expiry,
-      deleting ? inputs.expiry.value.replace(/[^\d/ ]/g, '') : formatExpiry(digits, typedSeparator),
+      // Deleting: the buyer's edit stands, less a separator left dangling at the end ("12 / " → "12").
+      deleting
+        ? inputs.expiry.value.replace(/[^\d/ ]/g, '').replace(/[\s/]+$/, '')
+        : formatExpiry(digits, typedSeparator),
     );
     showError('expiry', checks.expiry(false));
   });
