@@ -66,6 +66,9 @@ describe('npm run build', () => {
     expect((await ready.json()).checks.database).toBe('ok'); // the migrations were found in <outdir>/drizzle
     const docs = await fetch(`${base}/docs/assets/swagger-ui.css`); // swagger-ui-dist from node_modules
     expect(docs.status).toBe(200);
+    const checkout = await fetch(`${base}/checkout.js`); // the checkout's browser files, copied to <outdir>/checkout
+    expect(checkout.status).toBe(200);
+    expect(await checkout.text()).toContain('mountCheckout');
     const account = await fetch(`${base}/admin/accounts`, {
       method: 'POST',
       headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
@@ -80,6 +83,7 @@ describe('npm run build', () => {
     expect(messages).toContain('payment processing service listening');
     expect(messages).toContain('stopped');
     expect(output()).not.toContain('Demo account'); // production: no demo account
+    expect(output()).not.toContain('Demo shop'); // nor demo shop
   });
 
   it('with WEB_CONCURRENCY=2 runs two workers on one port, replaces one that dies, and stops them all on SIGTERM', async () => {

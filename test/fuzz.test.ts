@@ -74,7 +74,15 @@ async function prepareWorld(): Promise<World> {
     const payment = (await createPayment(stack, as, tokenv3Body({ merchantId: merchant, tokenId: token }))).body.data
       .id;
     const event = (await stack.call('GET', '/events?limit=1', { as })).body.data[0].id as string;
-    return { merchant, spareMerchant, token, customer, webhook, payment, event };
+    const session = (
+      await stack.call('POST', '/checkout/sessions', {
+        as,
+        body: { data: { type: 'checkoutSessions', attributes: { allowedOrigins: ['https://shop.example.com'] } } },
+      })
+    ).body.data;
+    const checkoutSession = session.id as string;
+    const clientSecret = session.attributes.clientSecret as string;
+    return { merchant, spareMerchant, token, customer, webhook, payment, event, checkoutSession, clientSecret };
   };
   const [mine, theirs] = await Promise.all([resources(main), resources(other)]);
   const byPrefix: [string, keyof typeof mine][] = [
@@ -85,6 +93,7 @@ async function prepareWorld(): Promise<World> {
     ['/customers', 'customer'],
     ['/webhooks', 'webhook'],
     ['/events', 'event'],
+    ['/checkout/sessions', 'checkoutSession'],
   ];
   const pathIds: World['pathIds'] = {};
   for (const operation of operationsOf(document)) {
@@ -101,6 +110,8 @@ async function prepareWorld(): Promise<World> {
       admin: stack.config.ADMIN_TOKEN,
       apiKey: spare.apiKey,
       foreignApiKey: other.apiKey,
+      clientSecret: mine.clientSecret,
+      foreignClientSecret: theirs.clientSecret,
     },
     pathIds,
     fields: {

@@ -1,15 +1,37 @@
 import { Writable } from 'node:stream';
 import { createLogger } from '@pps/shared/logger';
+import Redis from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBusinessMerchant, createMerchant } from './fixtures/merchants';
 import { achBody, createPayment, expiryIn, postPayment, refundBody, setClock, tokenv3Body } from './fixtures/payments';
 import { createTestStack, type TestStack } from './harness';
 
 /**
- * Secrets never leak: a full scenario (merchants with SSN, EIN and bank accounts, vault tokens, card and ACH
- * payments, a refund, settlement with its NACHA file, a webhook endpoint) runs with every log line captured, then
- * the log output and every text and JSON column of the database are searched for the clear values.
+ * Secrets never leak: a full scenario (merchants with SSN, EIN and bank accounts, vault tokens, a card vaulted through
+ * a checkout session's hosted form, card and ACH payments, a refund, settlement with its NACHA file, a webhook
+ * endpoint) runs with every log line captured, then the log output, every text and JSON column of the database and
+ * every queue key in Redis (the job payloads) are searched for the clear values.
  */
+
+/** A Redis key's value as text, whatever its type. */
+async function redisText(redis: Redis, key: string): Promise<string> {
+  const type = await redis.type(key);
+  const value =
+    type === 'string'
+      ? await redis.get(key)
+      : type === 'hash'
+        ? await redis.hgetall(key)
+        : type === 'list'
+          ? await redis.lrange(key, 0, -1)
+          : type === 'set'
+            ? await redis.smembers(key)
+            : type === 'zset'
+              ? await redis.zrange(key, 0, -1)
+              : type === 'stream'
+                ? await redis.xrange(key, '-', '+')
+                : null;
+  return JSON.stringify(value);
+}
 
 const logLines: string[] = [];
 let stack: TestStack;
@@ -65,6 +87,27 @@ describe('secrets', () => {
       },
     });
     expect(token.status).toBe(201);
+    // The embedded checkout: a session (its client secret) and the hosted form's card POST.
+    const checkoutPan = '6011111111111117';
+    const session = await stack.call('POST', '/checkout/sessions', {
+      as: creds,
+      body: { data: { type: 'checkoutSessions', attributes: { allowedOrigins: ['https://shop.example.com'] } } },
+    });
+    const clientSecret = session.body.data.attributes.clientSecret as string;
+    const vaulted = await stack.call('POST', `/checkout/sessions/${session.body.data.id}/tokens`, {
+      headers: { 'x-client-secret': clientSecret },
+      body: {
+        data: {
+          type: 'tokens',
+          attributes: {
+            tokenType: 'card',
+            card: { holder: 'Sam Secret', number: checkoutPan, expiry: expiryIn(2), code },
+          },
+        },
+      },
+    });
+    expect(vaulted.status).toBe(201);
+    await createPayment(stack, creds, tokenv3Body({ merchantId: personal, tokenId: vaulted.body.data.id }));
     const card = await createPayment(stack, creds, tokenv3Body({ merchantId: personal, tokenId: token.body.data.id }));
     await postPayment(stack, creds, refundBody(card.body.data.id, '100'));
     const ach = await createPayment(stack, creds, achBody({ merchantId: personal, accountNumber: achAccount }));
@@ -86,6 +129,8 @@ describe('secrets', () => {
 
     const secrets: Record<string, string> = {
       'card number': pan,
+      'card number (checkout)': checkoutPan,
+      'checkout client secret': clientSecret,
       SSN: ssn,
       EIN: ein,
       'merchant bank account': merchantAccount,
@@ -116,6 +161,20 @@ describe('secrets', () => {
         expect(text.includes(value), `${name} in ${table_name}.${column_name}`).toBe(false);
       }
       expect(/(?<![\w-])837(?![\w-])/.test(text), `security code in ${table_name}.${column_name}`).toBe(false);
+    }
+    // Job payloads: every key of this stack's queues in Redis (BullMQ jobs are hashes; their events are streams).
+    const redis = new Redis(stack.config.REDIS_URL, { maxRetriesPerRequest: 1 });
+    try {
+      const keys = await redis.keys(`${stack.config.QUEUE_PREFIX}*`);
+      expect(keys.length).toBeGreaterThan(0);
+      for (const key of keys) {
+        const text = await redisText(redis, key);
+        for (const [name, value] of Object.entries(secrets)) {
+          expect(text.includes(value), `${name} in Redis ${key}`).toBe(false);
+        }
+      }
+    } finally {
+      redis.disconnect();
     }
     // The NACHA file is readable by ops (decrypted), and holds the ACH account there.
     const file = await stack.call('GET', `/admin/ach-files/${filed!.ach_file_id}`, { headers: stack.admin });

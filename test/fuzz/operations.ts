@@ -4,8 +4,11 @@ export type JsonSchema = Record<string, unknown>;
 
 export type Parameter = { name: string; in: 'path' | 'query' | 'header'; required: boolean; schema: JsonSchema };
 
-/** Who may call an operation: the app's four headers, the admin token, only the API key, or anyone. */
-export type AuthKind = 'app' | 'admin' | 'apiKey' | 'public';
+/**
+ * Who may call an operation: the app's four headers, the admin token, only the API key, a checkout session's client
+ * secret, or anyone.
+ */
+export type AuthKind = 'app' | 'admin' | 'apiKey' | 'clientSecret' | 'public';
 
 export type Operation = {
   method: string;
@@ -30,6 +33,7 @@ function authOf(path: string, security: Record<string, unknown>[] | undefined): 
   if (schemes.has('adminToken')) return 'admin';
   if (schemes.has('appToken')) return 'app';
   if (schemes.has('apiKey')) return 'apiKey';
+  if (schemes.has('checkoutClientSecret')) return 'clientSecret';
   // The two key exchanges take only the API key, whatever the document says of them.
   return path.startsWith('/auth/') ? 'apiKey' : 'public';
 }

@@ -220,6 +220,9 @@ export type World = {
     /** The key of a sacrificial account: the key exchanges rotate its app key, never the main one's. */
     apiKey: string;
     foreignApiKey: string;
+    /** The client secrets of a checkout session of the main account and of the other one. */
+    clientSecret: string;
+    foreignClientSecret: string;
   };
   /** Path template → an id the caller owns (absent: none exists) and one of another account. */
   pathIds: Record<string, { real?: string; foreign?: string }>;
@@ -356,6 +359,9 @@ export function buildRequest(operation: Operation, plan: Plan, world: World, com
         const app = plan.auth === 'foreign' ? world.auth.foreignApp : world.auth.app;
         Object.assign(headers, app);
         if (forged) headers.authorization = `Bearer eyJhbGciOiJIUzI1NiJ9.${plan.seed}.forged`;
+      } else if (operation.auth === 'clientSecret') {
+        const secret = plan.auth === 'foreign' ? world.auth.foreignClientSecret : world.auth.clientSecret;
+        headers['x-client-secret'] = forged ? `cs_secret_forged${plan.seed}` : secret;
       } else if (operation.auth === 'admin') {
         if (plan.auth === 'foreign') reasons.push('app credentials on an admin route');
         headers.authorization =
@@ -377,9 +383,11 @@ export function buildRequest(operation: Operation, plan: Plan, world: World, com
     if (plan.pathId === 'real' && ids.real) segment = ids.real;
     else if (plan.pathId === 'foreign' && ids.foreign) segment = ids.foreign;
     else reasons.push('an id that is not one of ours');
-    // The operator may act on any account's resources; an app only on its own (`foreign` calls as the other one).
+    // The operator may act on any account's resources; an app only on its own (`foreign` calls as the other one),
+    // and a client secret only on its own checkout session.
     const owner = segment === ids.real ? 'valid' : segment === ids.foreign ? 'foreign' : null;
-    if (operation.auth === 'app' && owner && owner !== plan.auth) reasons.push('an id of another account');
+    const owned = operation.auth === 'app' || operation.auth === 'clientSecret';
+    if (owned && owner && owner !== plan.auth) reasons.push('an id of another account');
     path = path.replace(`{${parameter.name}}`, segment);
   }
   path += queryString(operation, plan, world, components);
