@@ -1,3 +1,4 @@
+import { TransactionRollbackError } from 'drizzle-orm';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import * as schema from './schema';
@@ -40,15 +41,52 @@ export async function withTransaction<T>(db: DbOrTx, fn: (tx: Tx) => Promise<T>)
 }
 
 /**
+ * A transaction whose BEGIN goes out with its first statement: one round trip fewer than `db.transaction`, for the
+ * hot path. `fn` runs on a reserved connection and returns its result with the writes it sent without waiting
+ * (`pending`); they are awaited, then COMMIT. A failed write, or a throw from `fn`, rolls back.
+ */
+export async function pipelinedTransaction<T>(
+  db: Db,
+  fn: (tx: Tx) => Promise<{ result: T; pending?: Promise<unknown> }>,
+): Promise<T> {
+  const reserved = await db.$client.reserve();
+  // The handle `withTransaction` recognises as a transaction (it has `rollback`), so nested use cases join it.
+  // The reserved connection shares the pool's options (drizzle's type parsers are set on them once).
+  const tx = Object.assign(drizzle(Object.assign(reserved, { options: db.$client.options })), {
+    rollback: () => {
+      throw new TransactionRollbackError();
+    },
+  }) as unknown as Tx;
+  // postgres.js queries are lazy: `execute()` sends BEGIN now, ahead of the first statement.
+  const begun = reserved.unsafe('begin').execute();
+  try {
+    const outcome = await fn(tx);
+    // COMMIT waits for the writes: a write still being prepared (its statement not yet handed to the connection)
+    // would otherwise run after it, outside the transaction.
+    const [begin, written] = await Promise.allSettled([begun, outcome.pending]);
+    settledValue(begin);
+    settledValue(written);
+    await reserved.unsafe('commit');
+    return outcome.result;
+  } catch (error) {
+    // Also after a failed write: the connection goes back to the pool outside any transaction.
+    await Promise.allSettled([begun, reserved.unsafe('rollback').execute()]);
+    throw error;
+  } finally {
+    reserved.release();
+  }
+}
+
+/**
  * The value of a statement sent together with others (`Promise.allSettled` over one transaction: postgres.js
  * pipelines them, one round trip), or its error: reading the results one by one keeps errors in the caller's order.
  */
-export function valueOf<T>(result: PromiseSettledResult<T>): T {
+export function settledValue<T>(result: PromiseSettledResult<T>): T {
   if (result.status === 'rejected') throw result.reason;
   return result.value;
 }
 
-function isTransaction(db: DbOrTx): db is Tx {
+export function isTransaction(db: DbOrTx): db is Tx {
   return 'rollback' in db;
 }
 

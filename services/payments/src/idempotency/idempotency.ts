@@ -1,4 +1,4 @@
-import { type DbOrTx, type Tx, withTransaction } from '@pps/shared/db';
+import { type DbOrTx, isTransaction, pipelinedTransaction, type Tx } from '@pps/shared/db';
 import { ApiError } from '@pps/shared/http';
 import { requestHash } from './canonical';
 import {
@@ -43,27 +43,41 @@ type Options = {
 };
 
 /**
- * Runs `operation` in one transaction, idempotently when a requestId is given (docs/design.md): the key is claimed
+ * Runs `operation` in one transaction (BEGIN and COMMIT travel with its first and last statements), idempotently when a requestId is given (docs/design.md): the key is claimed
  * first in that transaction and its response recorded before commit, so N concurrent duplicates make one record
  * and the others replay it. A thrown error rolls the claim back: failures that made nothing are never stored.
  */
 export async function runIdempotent(options: Options): Promise<IdempotentResponse> {
-  const { db, operation } = options;
+  const { operation } = options;
   const requestId = options.requestId;
-  return withTransaction(db, async (tx) => {
+  return inTransaction<IdempotentResponse>(options.db, async (tx) => {
     if (!requestId) {
       const outcome = await operation(tx);
-      await outcome.pending;
-      return { status: outcome.status, body: outcome.body, replayed: false };
+      return { result: { status: outcome.status, body: outcome.body, replayed: false }, pending: outcome.pending };
     }
     const key: IdempotencyKeyRef = { accountId: options.accountId, requestId: requestId.toLowerCase() };
     const hash = requestHash(options.data);
     const replay = await claimOrReplay(tx, options, key, hash);
-    if (replay) return { ...replay, replayed: true };
+    if (replay) return { result: { ...replay, replayed: true } };
     const outcome = await operation(tx);
-    await Promise.all([outcome.pending, recordIdempotentResponse(tx, key, outcome)]);
-    return { status: outcome.status, body: outcome.body, replayed: false };
+    return {
+      result: { status: outcome.status, body: outcome.body, replayed: false },
+      pending: Promise.all([outcome.pending, recordIdempotentResponse(tx, key, outcome)]),
+    };
   });
+}
+
+/** A pipelined transaction of its own, or the caller's transaction (its writes awaited here). */
+async function inTransaction<T>(
+  db: DbOrTx,
+  fn: (tx: Tx) => Promise<{ result: T; pending?: Promise<unknown> }>,
+): Promise<T> {
+  if (isTransaction(db)) {
+    const { result, pending } = await fn(db);
+    await pending;
+    return result;
+  }
+  return pipelinedTransaction(db, fn);
 }
 
 /**

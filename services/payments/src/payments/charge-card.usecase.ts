@@ -1,7 +1,7 @@
 import { settleAtFor } from '@pps/shared/clock';
 import type { PaymentInputOf } from '@pps/shared/contract';
 import type { FieldCipher } from '@pps/shared/crypto';
-import { valueOf } from '@pps/shared/db';
+import { settledValue } from '@pps/shared/db';
 import type { ServiceContext } from '@pps/shared/http';
 import { newId } from '@pps/shared/ids';
 import { captureLines } from '@pps/shared/ledger';
@@ -46,10 +46,10 @@ export async function chargeCard({
     split && !sameMerchant ? activeMerchant(ctx, split.merchantId, pointers.splitMerchantId) : undefined,
     loadCardForCharge(ctx.db, deps.cipher, { accountId: ctx.accountId, tokenId }),
   ]);
-  const merchant = valueOf(primary);
+  const merchant = settledValue(primary);
   if (sameMerchant) throw paymentErrors.splitSameMerchant();
-  valueOf(splitMerchant);
-  const vault = valueOf(card);
+  settledValue(splitMerchant);
+  const vault = settledValue(card);
   if (!vault) throw paymentErrors.tokenNotFound(byVault ? pointers.paymentMethodToken : pointers.tokenId);
   const price = priceOf(ctx, merchant, input.transaction.amount, split?.amount);
 
