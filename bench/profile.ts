@@ -29,6 +29,7 @@ const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profiles}
     PORT: String(port),
     RATE_LIMIT_RPS: '0',
     AUTH_FAILURE_LIMIT: '0',
+    DATABASE_POOL_SIZE: '20',
     QUEUE_PREFIX: `pps-profile-${randomBytes(3).toString('hex')}`,
   },
   stdio: ['ignore', 'ignore', 'inherit'],

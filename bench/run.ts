@@ -60,6 +60,8 @@ try {
     QUEUE_PREFIX: `pps-bench-${randomBytes(3).toString('hex')}`,
     RATE_LIMIT_RPS: '0',
     AUTH_FAILURE_LIMIT: '0',
+    // The baseline's pool, so both wait on the same number of connections.
+    DATABASE_POOL_SIZE: '20',
   };
   const single = await startServer('in-process', [join(outdir, 'start.js')], platformEnv);
   const world = await prepareWorld(single.base, ADMIN_TOKEN);

@@ -27,8 +27,35 @@ export function createDatabase(
     // far below 2^53 (the maximum amount is 10^8 cents).
     connection: { application_name: 'pps' },
   });
-  const db = drizzle(sql, { schema });
+  const db = drizzle(prepared(sql), { schema });
   return { db, sql, close: () => sql.end({ timeout: 5 }) };
+}
+
+/**
+ * The client drizzle is given: every statement prepared. drizzle sends each one through `unsafe`, which postgres.js
+ * does not prepare; an unprepared statement with parameters costs a Describe round trip before its Bind, so every
+ * statement cost two. Prepared (named, cached per connection by its text), it costs one from its second run on a
+ * connection. The statements are the code's own, so their number is bounded. Transactions' and reserved
+ * connections' clients are wrapped the same way.
+ */
+function prepared<S extends Pick<postgres.Sql, 'unsafe'>>(sql: S): S {
+  type Unsafe = (query: string, args?: unknown[], options?: object) => unknown;
+  type Begin = (...args: unknown[]) => unknown;
+  return new Proxy(sql, {
+    get(target, property, receiver) {
+      if (property === 'unsafe') {
+        return (query: string, args?: unknown[], options?: object) =>
+          (target.unsafe as Unsafe)(query, args, { ...options, prepare: true });
+      }
+      if (property === 'begin') {
+        return (...args: unknown[]) => {
+          const fn = args.pop() as (client: S) => unknown;
+          return (Reflect.get(target, 'begin') as Begin)(...args, (client: S) => fn(prepared(client)));
+        };
+      }
+      return Reflect.get(target, property, receiver);
+    },
+  });
 }
 
 /**
@@ -52,7 +79,7 @@ export async function pipelinedTransaction<T>(
   const reserved = await db.$client.reserve();
   // The handle `withTransaction` recognises as a transaction (it has `rollback`), so nested use cases join it.
   // The reserved connection shares the pool's options (drizzle's type parsers are set on them once).
-  const tx = Object.assign(drizzle(Object.assign(reserved, { options: db.$client.options })), {
+  const tx = Object.assign(drizzle(prepared(Object.assign(reserved, { options: db.$client.options }))), {
     rollback: () => {
       throw new TransactionRollbackError();
     },
