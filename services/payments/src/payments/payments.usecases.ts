@@ -74,8 +74,11 @@ async function ownedPayment(ctx: ServiceContext, id: string): Promise<Payment> {
 }
 
 export async function getPayment({ ctx, input }: { ctx: ServiceContext; input: { id: string } }) {
-  const payment = await ownedPayment(ctx, input.id);
-  const children = await findChildren(ctx.db, payment.id);
+  // Both reads at once (one round trip's wait); the children are shown only once the payment proves the caller's.
+  const [payment, children] = await Promise.all([
+    ownedPayment(ctx, input.id),
+    isId('payment', input.id) ? findChildren(ctx.db, input.id) : [],
+  ]);
   return paymentResource(payment, children, ctx.clock.now());
 }
 
