@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { build } from '../scripts/build';
-import { freePort, stopProcess } from '../test/processes';
 import { freshDatabase } from './fresh-database';
+import { startServer, stopAll } from './servers';
 import { prepareWorld } from './world';
 
 /**
@@ -19,31 +18,13 @@ const profiles = join('.tmp', 'profiles', randomBytes(3).toString('hex'));
 await build(outdir);
 const url = 'postgres://postgres@127.0.0.1:5432/pps_bench';
 await freshDatabase(url);
-const port = await freePort();
-const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profiles}`, join(outdir, 'start.js')], {
-  env: {
-    ...process.env,
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'info',
-    DATABASE_URL: url,
-    PORT: String(port),
-    RATE_LIMIT_RPS: '0',
-    AUTH_FAILURE_LIMIT: '0',
-    DATABASE_POOL_SIZE: '20',
-    QUEUE_PREFIX: `pps-profile-${randomBytes(3).toString('hex')}`,
-  },
-  stdio: ['ignore', 'ignore', 'inherit'],
+const { base } = await startServer(['--cpu-prof', `--cpu-prof-dir=${profiles}`, join(outdir, 'start.js')], {
+  DATABASE_URL: url,
+  RATE_LIMIT_RPS: '0',
+  AUTH_FAILURE_LIMIT: '0',
+  DATABASE_POOL_SIZE: '20',
+  QUEUE_PREFIX: `pps-profile-${randomBytes(3).toString('hex')}`,
 });
-const base = `http://127.0.0.1:${port}`;
-for (let tries = 0; ; tries++) {
-  try {
-    await fetch(`${base}/healthz`);
-    break;
-  } catch {
-    if (tries > 300) throw new Error('did not start');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 const world = await prepareWorld(base, 'dev-admin-token');
 const result = await autocannon({
   url: `${base}/payments`,
@@ -54,7 +35,7 @@ const result = await autocannon({
   requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, body: world.paymentBody(randomUUID()) }) }],
 });
 console.log(`${Math.round(result.requests.average)} req/s, ${result.requests.total} payments, errors ${result.non2xx}`);
-await stopProcess(child);
+await stopAll(); // the profile is written on exit
 
 type Node = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number };
 const [file] = await readdir(profiles);

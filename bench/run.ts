@@ -1,11 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { build } from '../scripts/build';
-import { freePort, stopProcess } from '../test/processes';
 import { freshDatabase } from './fresh-database';
+import { startServer, stopAll, type Target } from './servers';
 import { prepareWorld, type World } from './world';
 
 /**
@@ -39,10 +39,13 @@ const bareDb = `${POSTGRES}/pps_bench_bare`;
 await freshDatabase(platformDb);
 await freshDatabase(bareDb, { migrate: false });
 
-const children: ChildProcess[] = [];
 const rows: Row[] = [];
 try {
-  const bare = await startServer('bare', ['--import', 'tsx', 'bench/bare-server.ts'], { DATABASE_URL: bareDb });
+  const bare = await startServer(
+    ['--import', 'tsx', 'bench/bare-server.ts'],
+    { DATABASE_URL: bareDb },
+    { readyPath: '/payments' },
+  );
   const barePayment = JSON.stringify({
     data: { type: 'payments', attributes: { merchantId: 'mer_bare', transaction: { amount: '1999' } } },
   });
@@ -63,7 +66,7 @@ try {
     // The baseline's pool, so both wait on the same number of connections.
     DATABASE_POOL_SIZE: '20',
   };
-  const single = await startServer('in-process', [join(outdir, 'start.js')], platformEnv);
+  const single = await startServer([join(outdir, 'start.js')], platformEnv);
   const world = await prepareWorld(single.base, ADMIN_TOKEN);
   rows.push(await load('POST /payments tokenv3 (fresh requestId)', 'in-process', single, paymentLoad(world)));
   rows.push(
@@ -92,7 +95,7 @@ try {
   await stopAll(single.processes);
 
   // The production start on both cores: WEB_CONCURRENCY=2 workers, each everything-in-one.
-  const workers = await startServer('in-process', [join(outdir, 'start.js')], { ...platformEnv, WEB_CONCURRENCY: '2' });
+  const workers = await startServer([join(outdir, 'start.js')], { ...platformEnv, WEB_CONCURRENCY: '2' });
   await waitForWorkers(workers, 2);
   rows.push(
     await load('POST /payments tokenv3 (fresh requestId)', 'in-process, 2 workers', workers, paymentLoad(world)),
@@ -109,40 +112,16 @@ try {
   for (const row of rows) row.vsBaseline = Number((row.requestsPerSecond / baseline).toFixed(2));
   await report(rows, { baselineFirst: baselineFirst.requestsPerSecond, baselineLast: baselineLast.requestsPerSecond });
 } finally {
-  await stopAll(children);
+  await stopAll();
 }
 process.exit(0);
 
 // ——— servers ———
 
-type Target = {
-  base: string;
-  processes: ChildProcess[] /** More processes to sample (cluster workers). */;
-  pids?: number[];
-};
-
-async function startServer(
-  name: string,
-  args: string[],
-  env: Record<string, string>,
-  portVariable = 'PORT',
-): Promise<Target> {
-  const port = await freePort();
-  const child = spawn(process.execPath, args, {
-    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', ...env, [portVariable]: String(port) },
-    // The access log is written, as in production, and thrown away: its cost is part of the figure.
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  children.push(child);
-  const base = `http://127.0.0.1:${port}`;
-  await waitFor(`${base}/${name === 'bare' ? 'payments' : 'healthz'}`);
-  return { base, processes: [child] };
-}
-
 async function startMultiProcess(env: Record<string, string>): Promise<Target> {
-  const payments = await startServer('payments', [join(outdir, 'payments.js')], env, 'PAYMENTS_PORT');
-  const merchants = await startServer('merchants', [join(outdir, 'merchants.js')], env, 'MERCHANTS_PORT');
-  const gateway = await startServer('gateway', [join(outdir, 'gateway.js')], {
+  const payments = await startServer([join(outdir, 'payments.js')], env, { portVariable: 'PAYMENTS_PORT' });
+  const merchants = await startServer([join(outdir, 'merchants.js')], env, { portVariable: 'MERCHANTS_PORT' });
+  const gateway = await startServer([join(outdir, 'gateway.js')], {
     ...env,
     PAYMENTS_URL: payments.base,
     MERCHANTS_URL: merchants.base,
@@ -163,22 +142,6 @@ async function waitForWorkers(target: Target, count: number, deadline = Date.now
     if (Date.now() > deadline) throw new Error('workers did not start');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-}
-
-async function waitFor(url: string, deadline = Date.now() + 30_000) {
-  while (Date.now() < deadline) {
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  throw new Error(`${url} did not come up`);
-}
-
-function stopAll(processes: ChildProcess[]) {
-  return Promise.all(processes.map((child) => stopProcess(child)));
 }
 
 // ——— load ———

@@ -1,0 +1,55 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { freePort, stopProcess } from '../test/processes';
+
+/** A server the bench started: where to load it, and the processes whose memory is sampled. */
+export type Target = {
+  base: string;
+  processes: ChildProcess[];
+  /** More processes to sample (a cluster's workers). */
+  pids?: number[];
+};
+
+const started: ChildProcess[] = [];
+
+/**
+ * Starts `node <args>` on a free loopback port (in `portVariable`) and resolves once `readyPath` answers. The access
+ * log is written, as in production, and thrown away: its cost is part of every figure.
+ */
+export async function startServer(
+  args: string[],
+  env: Record<string, string>,
+  options: { portVariable?: string; readyPath?: string } = {},
+): Promise<Target> {
+  const port = await freePort();
+  const child = spawn(process.execPath, args, {
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      ...env,
+      [options.portVariable ?? 'PORT']: String(port),
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  started.push(child);
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor(`${base}${options.readyPath ?? '/healthz'}`);
+  return { base, processes: [child] };
+}
+
+async function waitFor(url: string, deadline = Date.now() + 30_000) {
+  while (Date.now() < deadline) {
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+/** Stops the given processes (SIGTERM, waiting for each), or every server the bench started. */
+export function stopAll(processes: ChildProcess[] = started) {
+  return Promise.all(processes.map((child) => stopProcess(child)));
+}
