@@ -44,6 +44,8 @@ export async function createTestStack(
     log?: Logger;
     /** Sees every statement the stack sends to PostgreSQL. */
     onQuery?: (query: string) => void;
+    /** Connections in the pool (8 by default). */
+    poolSize?: number;
   } = {},
 ) {
   const runId = inject('runId');
@@ -53,7 +55,7 @@ export async function createTestStack(
     QUEUE_PREFIX: `pps-test-${runId}-${randomBytes(3).toString('hex')}`,
     ...options.env,
   });
-  const database: Database = createDatabase(url, { max: 8, onQuery: options.onQuery });
+  const database: Database = createDatabase(url, { max: options.poolSize ?? 8, onQuery: options.onQuery });
   const log = options.log ?? createLogger({ level: 'silent' });
   const clock = options.manualClock ? manualClock(new Date()) : undefined;
   const realClock: Clock = clock ?? systemClock;

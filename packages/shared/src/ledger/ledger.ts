@@ -1,7 +1,8 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
+import { alreadySent, mapSent, type Sent, send } from '../db/raw';
 import { type LedgerEntry, ledgerEntries, type PostingKind } from '../db/schema/ledger';
-import { textArray } from '../db/unnest';
+import { texts } from '../db/unnest';
 import { newId } from '../ids';
 import { type LedgerLine, unbalancedReason } from './lines';
 
@@ -17,7 +18,7 @@ export type PostInput = { accountId: string; paymentId: string; kind: PostingKin
  * The ledger is append-only: this module exports no update or delete, by design (docs/design.md).
  */
 export async function post(tx: DbOrTx, input: PostInput): Promise<string> {
-  const [postingId] = await postMany(tx, [input]);
+  const [postingId] = await sendPostings(tx, [input]);
   return postingId!;
 }
 
@@ -26,6 +27,20 @@ export async function post(tx: DbOrTx, input: PostInput): Promise<string> {
  * posting is checked first: one unbalanced posting refuses them all, so nothing is half-written.
  */
 export async function postMany(tx: DbOrTx, inputs: PostInput[]): Promise<string[]> {
+  return sendPostings(tx, inputs);
+}
+
+const INSERT_ENTRIES = `
+  insert into ledger_entries (posting_id, account_id, payment_id, kind, ledger_account, amount, created_at)
+  select posting_id, account_id, payment_id, kind, ledger_account, amount::bigint, created_at::timestamptz
+  from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+    as entry(posting_id, account_id, payment_id, kind, ledger_account, amount, created_at)`;
+
+/**
+ * `postMany`, sent at once (`Sent`: later statements queue behind it); it throws before sending anything when a
+ * posting is unbalanced. One INSERT: the postings land whole or not at all, even outside a transaction.
+ */
+export function sendPostings(tx: DbOrTx, inputs: PostInput[]): Sent<string[]> {
   for (const input of inputs) {
     const reason = unbalancedReason(input.lines);
     if (reason) throw new Error(`ledger posting refused (${input.kind} of ${input.paymentId}): ${reason}`);
@@ -34,18 +49,17 @@ export async function postMany(tx: DbOrTx, inputs: PostInput[]): Promise<string[
   const rows = inputs.flatMap((input, index) =>
     input.lines.filter((line) => line.amount !== 0).map((line) => ({ postingId: ids[index]!, input, line })),
   );
-  if (rows.length === 0) return ids;
-  // One INSERT: the postings land whole or not at all, even outside a transaction.
-  await tx.execute(sql`
-    insert into ${ledgerEntries} (posting_id, account_id, payment_id, kind, ledger_account, amount, created_at)
-    select posting_id, account_id, payment_id, kind, ledger_account, amount::bigint, created_at::timestamptz
-    from unnest(
-      ${textArray(rows.map((row) => row.postingId))}, ${textArray(rows.map((row) => row.input.accountId))},
-      ${textArray(rows.map((row) => row.input.paymentId))}, ${textArray(rows.map((row) => row.input.kind))},
-      ${textArray(rows.map((row) => row.line.ledgerAccount))}, ${textArray(rows.map((row) => row.line.amount))},
-      ${textArray(rows.map((row) => row.input.now.toISOString()))}
-    ) as entry(posting_id, account_id, payment_id, kind, ledger_account, amount, created_at)`);
-  return ids;
+  if (rows.length === 0) return alreadySent(ids);
+  const inserted = send(tx, INSERT_ENTRIES, [
+    texts(rows.map((row) => row.postingId)),
+    texts(rows.map((row) => row.input.accountId)),
+    texts(rows.map((row) => row.input.paymentId)),
+    texts(rows.map((row) => row.input.kind)),
+    texts(rows.map((row) => row.line.ledgerAccount)),
+    texts(rows.map((row) => row.line.amount)),
+    texts(rows.map((row) => row.input.now.toISOString())),
+  ]);
+  return mapSent(inserted, () => ids);
 }
 
 /** The balance of a ledger account in cents: the sum of its entries (optionally of one platform account). */

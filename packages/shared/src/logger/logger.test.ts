@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from './logger';
+import { createLogger, redactSecrets } from './logger';
 
 describe('logger redaction', () => {
   it('never writes card numbers, security codes, tax ids, bank numbers, keys or tokens', () => {
@@ -45,5 +45,31 @@ describe('logger redaction', () => {
       expect(output).not.toContain(secret);
     }
     expect(output).toContain('[redacted]');
+  });
+
+  it('redacts at any depth, whatever the case of the key, inside arrays and on errors', () => {
+    const deep = {
+      a: { b: { c: { d: { e: { f: { Authorization: 'Bearer SECRET5', items: [{ ssn: 'SECRET6' }] } } } } } },
+    };
+    const error = Object.assign(new Error('boom'), { appToken: 'SECRET7', code: 'E1' });
+    const redacted = redactSecrets({ deep, err: error, card: { number: '4111111111111111', brand: 'visa' } }) as {
+      deep: typeof deep;
+      err: Error & { appToken: string; code: string };
+      card: { number: string; brand: string };
+    };
+    expect(JSON.stringify(redacted)).not.toMatch(/SECRET|4111111111111111/);
+    expect(redacted.card).toEqual({ number: '[redacted]', brand: 'visa' });
+    // The error stays an error (pino's serializer keeps its message and stack); only the secret changed.
+    expect(redacted.err).toBeInstanceOf(Error);
+    expect(redacted.err.message).toBe('boom');
+    expect(redacted.err.code).toBe('E1');
+    expect(redacted.err.appToken).toBe('[redacted]');
+    // The originals are untouched.
+    expect(error.appToken).toBe('SECRET7');
+  });
+
+  it('returns a line with no secret as it is (no copy: the hot path pays one look-up per key)', () => {
+    const line = { requestId: 'req_1', method: 'POST', path: '/payments', status: 201, ms: 4, nested: { code: 'E1' } };
+    expect(redactSecrets(line)).toBe(line);
   });
 });

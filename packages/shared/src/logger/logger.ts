@@ -1,8 +1,8 @@
 import pino, { type Logger } from 'pino';
 
 /**
- * Paths whose values never reach a log line. Sensitive fields are named the same everywhere in the
- * API, so listing them at a few depths covers request bodies, errors and our own objects.
+ * Keys whose values never reach a log line, at any depth. Sensitive fields are named the same everywhere in the
+ * API, so this covers request bodies, errors and our own objects.
  */
 const SENSITIVE_KEYS = [
   'cardNumber',
@@ -30,14 +30,45 @@ const SENSITIVE_KEYS = [
   'parameters',
 ];
 
-const atDepths = (key: string) => {
-  const k = /^[A-Za-z_$][\w$.]*$/.test(key) ? key : `["${key}"]`;
-  const dot = k.startsWith('[') ? '' : '.';
-  return [k, `*${dot}${k}`, `*.*${dot}${k}`, `*.*.*${dot}${k}`, `*.*.*.*${dot}${k}`];
-};
+const SENSITIVE = new Set(SENSITIVE_KEYS.map((key) => key.toLowerCase()));
+/** `number` and `code` are generic words (an error code, a transaction code): redacted only inside a card. */
+const CARD_FIELDS = new Set(['number', 'code']);
+const CENSOR = '[redacted]';
+/** Deeper than any object the code logs; past it a value is dropped rather than walked unchecked. */
+const MAX_DEPTH = 10;
 
-// `number` and `code` are generic words (an error code, a transaction code): redacted only inside a card.
-const redactPaths = [...SENSITIVE_KEYS, 'card.number', 'card.code'].flatMap(atDepths);
+/** A copy of `value` that keeps its prototype (an Error stays an Error for pino's serializer). */
+function shallowCopy<T extends object>(value: T): T {
+  if (Array.isArray(value)) return [...value] as T;
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype === Object.prototype || prototype === null) return { ...value };
+  return Object.create(prototype, Object.getOwnPropertyDescriptors(value));
+}
+
+/**
+ * `value` with every sensitive key's value replaced, at any depth, keys compared without case. Nothing is copied
+ * unless something is replaced, so a line with no secret (nearly all of them: ids, statuses, timings) costs one
+ * look-up per key: the hot path's access line is not slowed by redaction (issue 11).
+ */
+export function redactSecrets(value: unknown, parentKey = '', depth = 0): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > MAX_DEPTH) return '[too deep]';
+  if (ArrayBuffer.isView(value)) return value;
+  let copy: Record<string, unknown> | undefined;
+  const inCard = parentKey === 'card';
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    const item = record[key];
+    const lower = key.toLowerCase();
+    const redacted =
+      SENSITIVE.has(lower) || (inCard && CARD_FIELDS.has(lower)) ? CENSOR : redactSecrets(item, lower, depth + 1);
+    if (redacted === item) continue;
+    copy ??= shallowCopy(record);
+    copy[key] = redacted;
+  }
+  return copy ?? value;
+}
 
 export type { Logger };
 
@@ -48,10 +79,13 @@ export function createLogger(
     {
       name: options.name ?? 'pps',
       level: options.level ?? 'info',
-      redact: { paths: redactPaths, censor: '[redacted]' },
       base: undefined,
       timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
+      formatters: {
+        level: (label) => ({ level: label }),
+        // Every logged object passes here (child bindings are the code's own ids).
+        log: (object) => redactSecrets(object) as Record<string, unknown>,
+      },
     },
     options.destination ?? pino.destination(1),
   );

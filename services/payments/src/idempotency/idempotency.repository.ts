@@ -1,6 +1,6 @@
 import type { DbOrTx, Tx } from '@pps/shared/db';
-import { schema } from '@pps/shared/db';
-import { and, eq, lt, sql } from 'drizzle-orm';
+import { mapSent, type Sent, schema, send } from '@pps/shared/db';
+import { and, eq, lt } from 'drizzle-orm';
 
 const { idempotencyKeys } = schema;
 type IdempotencyKey = typeof idempotencyKeys.$inferSelect;
@@ -20,55 +20,58 @@ export async function findIdempotencyKey(db: DbOrTx, key: IdempotencyKeyRef) {
 
 export type KeyRow = Pick<IdempotencyKey, 'requestHash' | 'responseStatus' | 'responseBody' | 'createdAt'>;
 
+const CLAIM = `
+  with claim as (
+    insert into idempotency_keys (account_id, request_id, request_hash, created_at)
+    values ($1, $2, $3, $4)
+    on conflict do nothing
+    returning 1)
+  select exists (select 1 from claim) as claimed, held.request_hash, held.response_status, held.response_body,
+    held.created_at
+  from (select 1) as one
+  left join idempotency_keys as held on held.account_id = $1 and held.request_id = $2`;
+
+export type Claim = { claimed: true } | { claimed: false; held: KeyRow | undefined };
+
 /**
- * Claims the key, or reads who holds it, in one statement. `insert … on conflict do nothing` waits for a concurrent
- * claim of the same key until that transaction ends: committed, this claims nothing; rolled back, this claims it.
- * The holder's row comes back when the statement's snapshot can see it; a holder that committed while this statement
- * waited is not visible to it (`held` undefined), and the caller reads it afresh.
+ * Claims the key, or reads who holds it, in one statement, sent at once (statements sent after it share its round
+ * trip). `insert … on conflict do nothing` waits for a concurrent claim of the same key until that transaction
+ * ends: committed, this claims nothing; rolled back, this claims it. The holder's row comes back when the
+ * statement's snapshot can see it; a holder that committed while this statement waited is not visible to it
+ * (`held` undefined), and the caller reads it afresh.
  */
-export async function claimIdempotencyKey(
-  tx: Tx,
-  key: IdempotencyKeyRef & { requestHash: string; now: Date },
-): Promise<{ claimed: true } | { claimed: false; held: KeyRow | undefined }> {
-  const [row] = await tx.execute<{
-    claimed: boolean;
-    request_hash: string | null;
-    response_status: number | null;
-    response_body: Record<string, unknown> | null;
-    created_at: string | null;
-  }>(sql`
-    with claim as (
-      insert into ${idempotencyKeys} (account_id, request_id, request_hash, created_at)
-      values (${key.accountId}, ${key.requestId}, ${key.requestHash}, ${key.now.toISOString()})
-      on conflict do nothing
-      returning 1)
-    select exists (select 1 from claim) as claimed, held.request_hash, held.response_status, held.response_body,
-      held.created_at
-    from (select 1) as one
-    left join ${idempotencyKeys} as held on held.account_id = ${key.accountId} and held.request_id = ${key.requestId}`);
-  if (row?.claimed) return { claimed: true };
-  const held =
-    row?.request_hash == null
-      ? undefined
-      : {
-          requestHash: row.request_hash,
-          responseStatus: row.response_status,
-          responseBody: row.response_body,
-          createdAt: new Date(row.created_at as string),
-        };
-  return { claimed: false, held };
+export function claimIdempotencyKey(tx: Tx, key: IdempotencyKeyRef & { requestHash: string; now: Date }): Sent<Claim> {
+  const claim = send(tx, CLAIM, [key.accountId, key.requestId, key.requestHash, key.now.toISOString()]);
+  return mapSent(claim, ([row]): Claim => {
+    if (row?.claimed) return { claimed: true };
+    if (row?.request_hash == null) return { claimed: false, held: undefined };
+    const held = {
+      requestHash: row.request_hash as string,
+      responseStatus: row.response_status as number | null,
+      responseBody: row.response_body as Record<string, unknown> | null,
+      createdAt: new Date(row.created_at as string),
+    };
+    return { claimed: false, held };
+  });
 }
 
-/** Fills the response of a claimed key, in the same transaction as the claim. */
-export async function recordIdempotentResponse(
+const RECORD = `
+  update idempotency_keys set response_status = $3, response_body = $4, payment_id = $5
+  where account_id = $1 and request_id = $2`;
+
+/** Fills the response of a claimed key, in the same transaction as the claim; sent at once. */
+export function recordIdempotentResponse(
   tx: Tx,
   key: IdempotencyKeyRef,
   response: StoredResponse & { paymentId: string | null },
-) {
-  await tx
-    .update(idempotencyKeys)
-    .set({ responseStatus: response.status, responseBody: response.body, paymentId: response.paymentId })
-    .where(and(eq(idempotencyKeys.accountId, key.accountId), eq(idempotencyKeys.requestId, key.requestId)));
+): Sent<unknown> {
+  return send(tx, RECORD, [
+    key.accountId,
+    key.requestId,
+    response.status,
+    JSON.stringify(response.body),
+    response.paymentId,
+  ]);
 }
 
 /** Removes one key if it is still the expired row that was read (a fresh claim made meanwhile stays). */

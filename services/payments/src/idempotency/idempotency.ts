@@ -1,4 +1,4 @@
-import { type DbOrTx, isTransaction, pipelinedTransaction, type Tx } from '@pps/shared/db';
+import { type DbOrTx, isTransaction, pipelinedTransaction, type Sent, type Tx } from '@pps/shared/db';
 import { ApiError } from '@pps/shared/http';
 import { requestHash } from './canonical';
 import {
@@ -16,12 +16,11 @@ export type IdempotentResponse = StoredResponse & { replayed: boolean };
 export type OperationResult = StoredResponse & {
   paymentId: string | null;
   /**
-   * Writes the operation sent without waiting for them (pipelined on the transaction's connection); they are
-   * awaited together with the stored response, so the last writes of a request cost one round trip.
+   * Writes the operation sent without waiting for them (statements already on the transaction's connection); they
+   * are awaited with the stored response and the commit, so the last writes of a request cost one round trip.
    */
-  pending?: Promise<unknown>;
+  pending?: Sent<unknown>[];
 };
-
 export const idempotencyKeyReused = () =>
   new ApiError({
     status: 409,
@@ -30,7 +29,7 @@ export const idempotencyKeyReused = () =>
     pointer: '/data/requestId',
   });
 
-type Options = {
+type Options<R> = {
   db: DbOrTx;
   accountId: string;
   /** The raw `data` of the request (its requestId included); absent requestId means no idempotency. */
@@ -39,30 +38,38 @@ type Options = {
   ttlDays: number;
   /** Real time: keys expire by the wall clock, not the sandbox clock. */
   now: Date;
-  operation: (tx: Tx) => Promise<OperationResult>;
+  /**
+   * The operation's reads, sent right behind the claim (the same round trip) and handed to `operation`; on a
+   * replay they are dropped. It must not reject: return settled results and judge them in `operation`.
+   */
+  prefetch?: (tx: Tx) => Promise<R>;
+  operation: (tx: Tx, prefetched: R | undefined) => Promise<OperationResult>;
 };
 
 /**
- * Runs `operation` in one transaction (BEGIN and COMMIT travel with its first and last statements), idempotently when a requestId is given (docs/design.md): the key is claimed
- * first in that transaction and its response recorded before commit, so N concurrent duplicates make one record
- * and the others replay it. A thrown error rolls the claim back: failures that made nothing are never stored.
+ * Runs `operation` in one transaction (BEGIN and COMMIT travel with its first and last statements), idempotently
+ * when a requestId is given (docs/design.md): the key is claimed first in that transaction and its response
+ * recorded before commit, so N concurrent duplicates make one record and the others replay it. A thrown error
+ * rolls the claim back: failures that made nothing are never stored.
  */
-export async function runIdempotent(options: Options): Promise<IdempotentResponse> {
-  const { operation } = options;
+export async function runIdempotent<R = never>(options: Options<R>): Promise<IdempotentResponse> {
+  const { operation, prefetch } = options;
   const requestId = options.requestId;
   return inTransaction<IdempotentResponse>(options.db, async (tx) => {
     if (!requestId) {
-      const outcome = await operation(tx);
+      const outcome = await operation(tx, await prefetch?.(tx));
       return { result: { status: outcome.status, body: outcome.body, replayed: false }, pending: outcome.pending };
     }
     const key: IdempotencyKeyRef = { accountId: options.accountId, requestId: requestId.toLowerCase() };
     const hash = requestHash(options.data);
-    const replay = await claimOrReplay(tx, options, key, hash);
+    const claimed = claimOrReplay(tx, options, key, hash);
+    const prefetched = prefetch?.(tx);
+    const replay = await claimed;
     if (replay) return { result: { ...replay, replayed: true } };
-    const outcome = await operation(tx);
+    const outcome = await operation(tx, await prefetched);
     return {
       result: { status: outcome.status, body: outcome.body, replayed: false },
-      pending: Promise.all([outcome.pending, recordIdempotentResponse(tx, key, outcome)]),
+      pending: [...(outcome.pending ?? []), recordIdempotentResponse(tx, key, outcome)],
     };
   });
 }
@@ -70,11 +77,11 @@ export async function runIdempotent(options: Options): Promise<IdempotentRespons
 /** A pipelined transaction of its own, or the caller's transaction (its writes awaited here). */
 async function inTransaction<T>(
   db: DbOrTx,
-  fn: (tx: Tx) => Promise<{ result: T; pending?: Promise<unknown> }>,
+  fn: (tx: Tx) => Promise<{ result: T; pending?: Sent<unknown>[] }>,
 ): Promise<T> {
   if (isTransaction(db)) {
     const { result, pending } = await fn(db);
-    await pending;
+    await Promise.all(pending ?? []);
     return result;
   }
   return pipelinedTransaction(db, fn);
@@ -86,7 +93,7 @@ async function inTransaction<T>(
  */
 async function claimOrReplay(
   tx: Tx,
-  options: Options,
+  options: Pick<Options<unknown>, 'now' | 'ttlDays'>,
   key: IdempotencyKeyRef,
   hash: string,
   retried = false,

@@ -9,7 +9,7 @@ import type { OperationResult } from '../idempotency/idempotency';
 import { avsAccepted, type Processor } from '../sandbox/processor';
 import { loadCardForCharge } from '../tokens/tokens.repository';
 import { type FailedTransaction, paymentErrors, pointers } from './payments.errors';
-import { insertPayment } from './payments.repository';
+import { sendPaymentInsert } from './payments.repository';
 import { activeMerchant, moneyColumns, priceOf } from './pricing';
 import { recordNewPayment } from './record-payment';
 
@@ -22,32 +22,47 @@ const APPROVED_CODE = '0';
 const AVS_REFUSED = { code: 'AVS', message: 'Address verification failed' } as const;
 
 /**
- * tokenv3, tokenv3Split and card: checks the merchants and the vault token, authorizes with the processor and
- * records the outcome. Approved: a `pending` payment, its capture posting and `payment.created`. Declined or
- * AVS-refused: a `failed` payment and `payment.failed`, answered 402/422 (returned, not thrown, so the record and
- * the idempotency key commit). Runs inside the caller's transaction (`ctx.db`).
+ * The reads of a charge (the merchants and the vault token), sent together: one round trip, behind the idempotency
+ * claim when `runIdempotent` prefetches them. Settled, never rejected: `chargeCard` judges them in order.
+ */
+export function readsForCharge(ctx: ServiceContext, input: CardPaymentInput, deps: ChargeDeps) {
+  const split = input.paymentType === 'tokenv3Split' ? input.split : undefined;
+  const tokenId = input.paymentType === 'card' ? input.paymentMethod.token : input.token.tokenId;
+  return Promise.allSettled([
+    activeMerchant(ctx, input.merchantId, pointers.merchantId),
+    split && split.merchantId !== input.merchantId
+      ? activeMerchant(ctx, split.merchantId, pointers.splitMerchantId)
+      : undefined,
+    loadCardForCharge(ctx.db, deps.cipher, { accountId: ctx.accountId, tokenId }),
+  ]);
+}
+export type ChargeReads = Awaited<ReturnType<typeof readsForCharge>>;
+
+/**
+ * tokenv3, tokenv3Split and card: checks the merchants and the vault token (`reads`), authorizes with the
+ * processor and records the outcome. Approved: a `pending` payment, its capture posting and `payment.created`.
+ * Declined or AVS-refused: a `failed` payment and `payment.failed`, answered 402/422 (returned, not thrown, so the
+ * record and the idempotency key commit). Runs inside the caller's transaction (`ctx.db`).
  */
 export async function chargeCard({
   ctx,
   input,
   deps,
+  reads,
 }: {
   ctx: ServiceContext;
   input: CardPaymentInput;
   deps: ChargeDeps;
+  /** Prefetched by the caller, else read now. */
+  reads?: ChargeReads;
 }): Promise<OperationResult> {
   const split = input.paymentType === 'tokenv3Split' ? input.split : undefined;
   const byVault = input.paymentType === 'card';
   const tokenId = byVault ? input.paymentMethod.token : input.token.tokenId;
-  // The reads go out together (one round trip); their errors are judged in the order they always were.
-  const sameMerchant = split?.merchantId === input.merchantId;
-  const [primary, splitMerchant, card] = await Promise.allSettled([
-    activeMerchant(ctx, input.merchantId, pointers.merchantId),
-    split && !sameMerchant ? activeMerchant(ctx, split.merchantId, pointers.splitMerchantId) : undefined,
-    loadCardForCharge(ctx.db, deps.cipher, { accountId: ctx.accountId, tokenId }),
-  ]);
+  // Judged in the order they always were.
+  const [primary, splitMerchant, card] = reads ?? (await readsForCharge(ctx, input, deps));
   const merchant = settledValue(primary);
-  if (sameMerchant) throw paymentErrors.splitSameMerchant();
+  if (split?.merchantId === input.merchantId) throw paymentErrors.splitSameMerchant();
   settledValue(splitMerchant);
   const vault = settledValue(card);
   if (!vault) throw paymentErrors.tokenNotFound(byVault ? pointers.paymentMethodToken : pointers.tokenId);
@@ -81,7 +96,7 @@ export async function chargeCard({
       ? AVS_REFUSED
       : { code: result.code, message: result.message };
 
-  const payment = await insertPayment(ctx.db, {
+  const { payment, written } = sendPaymentInsert(ctx.db, {
     id: newId('payment'),
     accountId: ctx.accountId,
     merchantId: merchant.id,
@@ -113,11 +128,11 @@ export async function chargeCard({
 
   if (approved) {
     const capture = captureLines({ rail: 'card', merchantId: merchant.id, ...price, split });
-    return recordNewPayment(ctx, payment, { approved: true, capture });
+    return recordNewPayment(ctx, { payment, written }, { approved: true, capture });
   }
   const failure: FailedTransaction = { code: outcome.code, message: outcome.message, avsResult: payment.avsResult };
   const error = result.approved
     ? paymentErrors.avsMismatch(payment.id, failure, merchant.avsMode)
     : paymentErrors.cardDeclined(payment.id, failure);
-  return recordNewPayment(ctx, payment, { approved: false, error });
+  return recordNewPayment(ctx, { payment, written }, { approved: false, error });
 }

@@ -1,5 +1,5 @@
 import type { DbOrTx } from '@pps/shared/db';
-import { schema } from '@pps/shared/db';
+import { mapSent, type Sent, schema, send, tableCodec } from '@pps/shared/db';
 import type { PaymentStatus } from '@pps/shared/states';
 import { and, asc, count, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
 
@@ -14,26 +14,37 @@ export type MerchantForPayment = Pick<
   'id' | 'accountId' | 'status' | 'avsMode' | 'feeRateBasisPoints' | 'feeFixedCents' | 'features'
 >;
 
-export async function findMerchant(db: DbOrTx, id: string): Promise<MerchantForPayment | undefined> {
-  const [row] = await db
-    .select({
-      id: merchants.id,
-      accountId: merchants.accountId,
-      status: merchants.status,
-      avsMode: merchants.avsMode,
-      feeRateBasisPoints: merchants.feeRateBasisPoints,
-      feeFixedCents: merchants.feeFixedCents,
-      features: merchants.features,
-    })
-    .from(merchants)
-    .where(eq(merchants.id, id));
-  return row;
+const merchantCodec = tableCodec(merchants);
+const paymentCodec = tableCodec(payments);
+
+const FIND_MERCHANT = `select ${merchantCodec.columnList([
+  'id',
+  'accountId',
+  'status',
+  'avsMode',
+  'feeRateBasisPoints',
+  'feeFixedCents',
+  'features',
+])} from merchants where id = $1`;
+
+/** The merchant fields a payment needs; sent at once (the hot path's reads share a round trip). */
+export function findMerchant(db: DbOrTx, id: string): Sent<MerchantForPayment | undefined> {
+  return mapSent(send(db, FIND_MERCHANT, [id]), ([row]) => (row ? merchantCodec.read(row) : undefined));
+}
+
+/**
+ * Sends a new record's insert at once and returns the record as written (every column the values give, null for
+ * the rest: what `returning *` would read back), so the statements that follow share its round trip.
+ */
+export function sendPaymentInsert(db: DbOrTx, values: NewPayment): { payment: Payment; written: Sent<unknown> } {
+  const payment = paymentCodec.row(values);
+  return { payment, written: send(db, paymentCodec.insertText, paymentCodec.params(values)) };
 }
 
 export async function insertPayment(db: DbOrTx, values: NewPayment): Promise<Payment> {
-  const [row] = await db.insert(payments).values(values).returning();
-  if (!row) throw new Error('payment insert returned no row');
-  return row;
+  const { payment, written } = sendPaymentInsert(db, values);
+  await written;
+  return payment;
 }
 
 export async function findPayment(db: DbOrTx, id: string): Promise<Payment | undefined> {

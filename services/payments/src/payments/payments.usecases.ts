@@ -8,33 +8,46 @@ import { type IdempotentResponse, type OperationResult, runIdempotent } from '..
 import { refundPayment } from '../refunds/refund.usecase';
 import { refundSplit } from '../refunds/refund-split.usecase';
 import { secondSplit } from '../splits/second-split.usecase';
-import { type CardPaymentInput, type ChargeDeps, chargeCard } from './charge-card.usecase';
+import { type CardPaymentInput, type ChargeDeps, chargeCard, readsForCharge } from './charge-card.usecase';
 import { paymentErrors } from './payments.errors';
 import { paymentResource, paymentStatusDocument, paymentSummary } from './payments.presenter';
 import { findChildren, findMerchant, findPayment, listMerchantPayments, type Payment } from './payments.repository';
 
 export type PaymentDeps = ChargeDeps;
 
+type Operation = Pick<Parameters<typeof runIdempotent<unknown>>[0], 'prefetch' | 'operation'>;
+
+/** An operation whose reads go out behind the idempotency claim (`prefetch`), typed end to end. */
+const prefetching = <R>(
+  prefetch: (tx: Tx) => Promise<R>,
+  operation: (tx: Tx, prefetched: R | undefined) => Promise<OperationResult>,
+): Operation => ({ prefetch, operation }) as Operation;
+
 /** The operation of each `paymentType`, run inside the idempotent transaction (`tx`). */
 function operationFor(
   ctx: ServiceContext,
   attributes: CreatePaymentBody['data']['attributes'],
   deps: PaymentDeps,
-): (tx: Tx) => Promise<OperationResult> {
+): Operation {
   const inTx = (tx: Tx): ServiceContext => ({ ...ctx, db: tx });
   switch (attributes.paymentType) {
     case 'tokenv3':
     case 'tokenv3Split':
-    case 'card':
-      return (tx) => chargeCard({ ctx: inTx(tx), input: attributes satisfies CardPaymentInput, deps });
+    case 'card': {
+      const input = attributes satisfies CardPaymentInput;
+      return prefetching(
+        (tx) => readsForCharge(inTx(tx), input, deps),
+        async (tx, reads) => chargeCard({ ctx: inTx(tx), input, deps, reads }),
+      );
+    }
     case 'refund':
-      return (tx) => refundPayment({ ctx: inTx(tx), input: attributes });
+      return { operation: (tx) => refundPayment({ ctx: inTx(tx), input: attributes }) };
     case 'refundSplit':
-      return (tx) => refundSplit({ ctx: inTx(tx), input: attributes });
+      return { operation: (tx) => refundSplit({ ctx: inTx(tx), input: attributes }) };
     case 'secondSplit':
-      return (tx) => secondSplit({ ctx: inTx(tx), input: attributes });
+      return { operation: (tx) => secondSplit({ ctx: inTx(tx), input: attributes }) };
     case 'ACH':
-      return (tx) => debitAch({ ctx: inTx(tx), input: attributes, deps });
+      return { operation: (tx) => debitAch({ ctx: inTx(tx), input: attributes, deps }) };
   }
 }
 
@@ -53,15 +66,14 @@ export async function createPayment({
   raw: unknown;
   deps: PaymentDeps;
 }): Promise<IdempotentResponse> {
-  const operation = operationFor(ctx, input.attributes, deps);
-  return runIdempotent({
+  return runIdempotent<unknown>({
+    ...operationFor(ctx, input.attributes, deps),
     db: ctx.db,
     accountId: ctx.accountId,
     data: raw as { requestId?: unknown },
     requestId: input.requestId,
     ttlDays: ctx.config.IDEMPOTENCY_TTL_DAYS,
     now: wallClockNow(ctx),
-    operation,
   });
 }
 

@@ -1,6 +1,6 @@
 import type { Config } from '@pps/shared/config';
 import { FieldCipher } from '@pps/shared/crypto';
-import { type DbOrTx, schema } from '@pps/shared/db';
+import { type DbOrTx, mapSent, type Sent, schema, send, tableCodec } from '@pps/shared/db';
 import { and, count, desc, eq } from 'drizzle-orm';
 
 const { tokens } = schema;
@@ -53,30 +53,33 @@ export async function listTokens(
   return { rows, total: counted?.total ?? 0 };
 }
 
+const tokenCodec = tableCodec(tokens);
+const LOAD_CARD = `select ${tokenCodec.columnList(['id', 'customerId', 'panEnc', 'expiry', 'holder', 'brand', 'last4', 'billingAddress'])}
+  from tokens where id = $1 and account_id = $2`;
+
 /**
  * The card of a vault token of this account, decrypted for the processor; undefined when the token does not
  * exist or belongs to another account (the caller answers both the same way, so ids can't be probed).
  */
-export async function loadCardForCharge(
+export function loadCardForCharge(
   db: DbOrTx,
   cipher: FieldCipher,
   input: { accountId: string; tokenId: string },
-): Promise<ChargeableCard | undefined> {
-  const [row] = await db
-    .select()
-    .from(tokens)
-    .where(and(eq(tokens.id, input.tokenId), eq(tokens.accountId, input.accountId)));
-  if (!row) return undefined;
-  return {
-    tokenId: row.id,
-    customerId: row.customerId,
-    card: {
-      number: cipher.decrypt(row.panEnc),
-      expiry: row.expiry,
-      holder: row.holder,
-      brand: row.brand,
-      last4: row.last4,
-    },
-    billingAddress: row.billingAddress ?? null,
-  };
+): Sent<ChargeableCard | undefined> {
+  return mapSent(send(db, LOAD_CARD, [input.tokenId, input.accountId]), ([raw]) => {
+    if (!raw) return undefined;
+    const row = tokenCodec.read(raw);
+    return {
+      tokenId: row.id,
+      customerId: row.customerId,
+      card: {
+        number: cipher.decrypt(row.panEnc),
+        expiry: row.expiry,
+        holder: row.holder,
+        brand: row.brand,
+        last4: row.last4,
+      },
+      billingAddress: row.billingAddress ?? null,
+    };
+  });
 }
