@@ -18,20 +18,7 @@ export function settleAtFor(processedAt: Date, businessDays: number): Date {
   if (!Number.isSafeInteger(businessDays) || businessDays < 0) {
     throw new RangeError(`businessDays must be a non-negative integer, got ${businessDays}`);
   }
-  // Every instant of one UTC hour has the same Pacific date (Pacific offsets are whole hours and change on the
-  // hour), so the answer is kept per hour: the time-zone arithmetic runs once an hour, not once a payment.
-  const key = `${Math.floor(processedAt.getTime() / HOUR_MS)}:${businessDays}`;
-  const cached = recent.get(key);
-  if (cached) return new Date(cached);
   const processingDay = pacificDate(processedAt);
-  const settleAt =
-    businessDays > 0
-      ? startOfPacificDay(addBusinessDays(processingDay, businessDays))
-      : startOfPacificDay(addCalendarDays(nextBusinessDayOnOrAfter(processingDay), 1));
-  if (recent.size >= 64) recent.clear();
-  recent.set(key, settleAt.getTime());
-  return settleAt;
+  if (businessDays > 0) return startOfPacificDay(addBusinessDays(processingDay, businessDays));
+  return startOfPacificDay(addCalendarDays(nextBusinessDayOnOrAfter(processingDay), 1));
 }
-
-const HOUR_MS = 3_600_000;
-const recent = new Map<string, number>();

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 export const idPrefixes = {
   account: 'acct',
@@ -34,7 +34,7 @@ export function newId(kind: IdKind, now: number = Date.now()): string {
     time = ALPHABET[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  const random = randomBytes(10);
+  const random = randomSlice();
   let rand = '';
   // 10 bytes = 80 bits = 16 base32 characters.
   let buffer = 0;
@@ -49,6 +49,21 @@ export function newId(kind: IdKind, now: number = Date.now()): string {
     buffer &= (1 << bits) - 1;
   }
   return `${idPrefixes[kind]}_${time}${rand}`;
+}
+
+// Random bytes are drawn 4 KiB at a time (one call into the CSPRNG per 409 ids, not one per id) and each
+// slice is used once.
+const POOL_BYTES = 4096;
+const pool = Buffer.alloc(POOL_BYTES);
+let poolOffset = POOL_BYTES;
+
+function randomSlice(): Buffer {
+  if (poolOffset + 10 > POOL_BYTES) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  poolOffset += 10;
+  return pool.subarray(poolOffset - 10, poolOffset);
 }
 
 const ID_BODY = /^[0-9a-hjkmnp-tv-z]{26}$/;

@@ -1,8 +1,9 @@
+import type { IncomingMessage } from 'node:http';
 import { ApiError, INTERNAL_REFUSAL_HEADER, signInternal } from '@pps/shared/http';
 import type { Logger } from '@pps/shared/logger';
 import type { Context } from 'hono';
 import type { GatewayEnv } from '../deps';
-import type { Upstream } from './upstream';
+import type { Forwarded, Upstream } from './upstream';
 
 /** Headers the client may not pass through: hop-by-hop, the credentials, and anything that claims to be internal. */
 const DROPPED = new Set([
@@ -40,14 +41,15 @@ export async function forward(
     url.pathname,
   );
   for (const [name, value] of Object.entries(signed)) headers.set(name, value);
-  const body = c.req.method !== 'GET' && c.req.method !== 'HEAD' ? await c.req.arrayBuffer() : undefined;
+  const body = c.req.method !== 'GET' && c.req.method !== 'HEAD' ? await readBody(c) : undefined;
   // An empty body is no body: forwarded as an empty stream without content-length, the service would see a body
   // without a Content-Type and answer 415 to a bodiless action (POST /webhooks/{id}/rotate-secret).
-  const request = new Request(url, {
+  const request: Forwarded = {
+    url,
     method: c.req.method,
     headers,
     body: body && body.byteLength > 0 ? body : undefined,
-  });
+  };
   let response: Response;
   try {
     response = await upstream.fetch(request);
@@ -72,4 +74,25 @@ export async function forward(
     });
   }
   return response;
+}
+
+/**
+ * The request's body as bytes. Served by Node with a declared length (already judged against the limit) and not yet
+ * read, it is read straight off the socket's message; building the web Request around it costs a stream per call.
+ * Otherwise (a streamed body counted by the size guard, or no Node message behind it) through the Request.
+ */
+async function readBody(c: Context<GatewayEnv>): Promise<Uint8Array<ArrayBuffer>> {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (
+    incoming &&
+    !incoming.readableDidRead &&
+    c.req.header('content-length') !== undefined &&
+    c.req.header('transfer-encoding') === undefined
+  ) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of incoming) chunks.push(chunk as Buffer);
+    // Node's buffers sit on plain ArrayBuffers.
+    return (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)) as Uint8Array<ArrayBuffer>;
+  }
+  return new Uint8Array(await c.req.arrayBuffer());
 }
