@@ -9,6 +9,7 @@ const children: ChildProcess[] = [];
 let drop: () => Promise<void>;
 let base: string;
 let merchantsUrl: string;
+let authHeaders: Record<string, string> = {};
 
 function start(script: string, env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
@@ -90,6 +91,36 @@ describe('separate processes', () => {
     const payments = await fetch(`${base}/payments/states`, { headers });
     expect(payments.status).toBe(200);
     expect(payments.headers.get('x-request-id')).toBeTruthy();
+    authHeaders = headers;
+  });
+
+  it('forwards bodies as sent (a declared length, chunked, none) and answers the service\'s errors', async () => {
+    const invalid = JSON.stringify({ data: { type: 'payments', attributes: { paymentType: 'tokenv3' } } });
+    const declared = await post('/payments', JSON.parse(invalid), authHeaders);
+    const chunked = await fetch(`${base}/payments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...authHeaders },
+      body: new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(invalid.slice(0, 10)));
+          controller.enqueue(new TextEncoder().encode(invalid.slice(10)));
+          controller.close();
+        },
+      }),
+      // @ts-expect-error Node's fetch needs duplex for a streamed request body.
+      duplex: 'half',
+    });
+    for (const response of [declared, chunked]) {
+      expect(response.status).toBe(400);
+      const body = await response.json();
+      expect(body.errors[0].source.pointer).toMatch(/^\/data\/attributes\//);
+    }
+    // A bodiless action reaches its service as one (404 for an unknown endpoint, not 415 for a missing type).
+    const rotate = await fetch(`${base}/webhooks/whk_0000000000000000000000000a/rotate-secret`, {
+      method: 'POST',
+      headers: authHeaders,
+    });
+    expect(rotate.status).toBe(404);
   });
 
   it('a service reached directly, without the gateway signature, answers 401', async () => {

@@ -18,6 +18,10 @@ redis.on('error', () => {});
 redis.connect().catch(() => log.warn('redis unreachable; the API keeps working'));
 // A clock move enqueues a settlement pass for that account (the settlement workers run elsewhere).
 const trigger = createSettlementTrigger(config, log);
+const upstreams = {
+  payments: httpUpstream('payments', config.PAYMENTS_URL),
+  merchants: httpUpstream('merchants', config.MERCHANTS_URL),
+};
 const app = createGatewayApp(
   {
     config,
@@ -25,10 +29,7 @@ const app = createGatewayApp(
     log,
     clock: systemClock,
     auth: new AuthCache(database.db, config.AUTH_CACHE_TTL_MS),
-    upstreams: {
-      payments: httpUpstream('payments', config.PAYMENTS_URL),
-      merchants: httpUpstream('merchants', config.MERCHANTS_URL),
-    },
+    upstreams,
     redis,
     onClockAdvanced: (accountId) => trigger.settleAccount(accountId),
     queues: trigger.queues,
@@ -39,6 +40,7 @@ const { server, port } = await listen(app.fetch, config.PORT, '0.0.0.0', config)
 log.info({ port }, 'gateway listening');
 onShutdown(log, [
   { name: 'http', close: () => closeServer(server, { log }) },
+  { name: 'upstreams', close: () => Promise.all([upstreams.payments.close(), upstreams.merchants.close()]) },
   { name: 'settlement trigger', close: trigger.close },
   { name: 'redis', close: () => redis.quit() },
   { name: 'database', close: database.close },

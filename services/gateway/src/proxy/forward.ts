@@ -15,6 +15,13 @@ const DROPPED = new Set([
   'connection',
   'keep-alive',
   'content-length',
+  // The other hop-by-hop headers: they describe the client's connection, not the forwarded call.
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+  'proxy-connection',
 ]);
 
 /** Forwards the authenticated request to a service with the signed caller context. */

@@ -1,3 +1,5 @@
+import { type Dispatcher, Pool } from 'undici';
+
 /** A call the gateway forwards: the service's path (and query), the method, the headers it signed, the body. */
 export type Forwarded = { url: URL; method: string; headers: Headers; body: Uint8Array<ArrayBuffer> | undefined };
 
@@ -12,13 +14,38 @@ export const inProcessUpstream = (
   fetch: async (request) => app.fetch(inProcessRequest(request)),
 });
 
-/** Over HTTP: Node's fetch keeps connections alive between calls. */
-export const httpUpstream = (name: string, baseUrl: string): Upstream => {
-  const base = baseUrl.replace(/\/+$/, '');
+/**
+ * Over HTTP, through a keep-alive pool of undici (the library under Node's fetch, called without fetch's web
+ * streams, signals and Request/Response objects per call: the multi-process hop's main cost, issue 11). Responses
+ * are small JSON documents, read whole.
+ */
+export const httpUpstream = (name: string, baseUrl: string): Upstream & { close: () => Promise<void> } => {
+  const base = new URL(baseUrl);
+  const prefix = base.pathname.replace(/\/+$/, '');
+  const pool = new Pool(base.origin, { connections: 128, keepAliveTimeout: 30_000 });
   return {
     name,
-    fetch: ({ url, method, headers, body }) =>
-      fetch(`${base}${url.pathname}${url.search}`, { method, headers, body, redirect: 'manual' }),
+    fetch: async ({ url, method, headers, body }) => {
+      const outgoing: Record<string, string> = {};
+      headers.forEach((value, key) => {
+        outgoing[key] = value;
+      });
+      const response = await pool.request({
+        path: `${prefix}${url.pathname}${url.search}`,
+        method: method as Dispatcher.HttpMethod,
+        headers: outgoing,
+        body,
+      });
+      const incoming = new Headers();
+      for (const [key, value] of Object.entries(response.headers)) {
+        if (value === undefined) continue;
+        for (const item of Array.isArray(value) ? value : [value]) incoming.append(key, item);
+      }
+      const bytes = await response.body.arrayBuffer();
+      const empty = response.statusCode === 204 || response.statusCode === 304 || method === 'HEAD';
+      return new Response(empty ? null : bytes, { status: response.statusCode, headers: incoming });
+    },
+    close: () => pool.close(),
   };
 };
 
