@@ -94,7 +94,7 @@ describe('separate processes', () => {
     authHeaders = headers;
   });
 
-  it('forwards bodies as sent (a declared length, chunked, none) and answers the service\'s errors', async () => {
+  it("forwards bodies as sent (a declared length, chunked, none) and answers the service's errors", async () => {
     const invalid = JSON.stringify({ data: { type: 'payments', attributes: { paymentType: 'tokenv3' } } });
     const declared = await post('/payments', JSON.parse(invalid), authHeaders);
     const chunked = await fetch(`${base}/payments`, {

@@ -38,11 +38,43 @@ export function send(db: DbOrTx, text: string, params: unknown[]): Sent<Row[]> {
   return query as unknown as Sent<Row[]>;
 }
 
+/** One write (an `insert`, `update` or `delete`, parameters from $1) to go out with others as one statement. */
+export type Part = { text: string; params: unknown[] };
+
+const WRITE = /^\s*(insert|update|delete)\s/i;
+const combined = new Map<string, string>();
+
+/**
+ * Sends `parts` as one statement, each a data-modifying CTE of it (`with w1 as (…), w2 as (…) select`): one
+ * message, one execution, one reply, in place of one each. The parts run on one snapshot and don't see each
+ * other's rows, in no set order; constraints are checked at the statement's end, so a row may reference one
+ * inserted beside it. The text is the same for the same parts, so it is prepared once per connection.
+ */
+export function sendTogether(db: DbOrTx, parts: Part[]): Sent<unknown> {
+  const key = parts.map((part) => part.text).join('\u0000');
+  let text = combined.get(key);
+  if (text === undefined) {
+    let offset = 0;
+    const ctes = parts.map((part, index) => {
+      if (!WRITE.test(part.text)) throw new Error(`not a single write: ${part.text.slice(0, 60)}`);
+      const highest = Math.max(0, ...[...part.text.matchAll(/\$(\d+)/g)].map((match) => Number(match[1])));
+      if (highest !== part.params.length) throw new Error(`$${highest} with ${part.params.length} parameters`);
+      const renumbered = part.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+      offset += part.params.length;
+      return `w${index + 1} as (${renumbered})`;
+    });
+    text = `with ${ctes.join(',\n')}\nselect 1`;
+    combined.set(key, text);
+  }
+  return send(
+    db,
+    text,
+    parts.flatMap((part) => part.params),
+  );
+}
+
 /** `sent` with its rows mapped (the mapped promise counts as sent: its statement is). */
 export const mapSent = <T, U>(sent: Sent<T>, map: (rows: T) => U): Sent<U> => sent.then(map) as Sent<U>;
-
-/** A result known without a statement, where a `Sent` is expected (nothing to queue behind). */
-export const alreadySent = <T>(value: T): Sent<T> => Promise.resolve(value) as Sent<T>;
 
 type Codec<T extends PgTable> = {
   /** `insert into <table> (<every column>) values ($1, …)`. */

@@ -1,5 +1,5 @@
 import { type DbOrTx, texts } from '../db';
-import { alreadySent, mapSent, type Sent, send } from '../db/raw';
+import { type Part, send } from '../db/raw';
 import { newId } from '../ids';
 
 export const eventTypes = [
@@ -37,17 +37,13 @@ export type WriteEventInput = {
  * event exists exactly when the change does. `sequence` grows per resource so receivers can order.
  */
 export async function writeEvent(tx: DbOrTx, input: WriteEventInput): Promise<{ id: string; sequence: number }> {
-  const [written] = await sendEvents(tx, [input]);
+  const [written] = await writeEvents(tx, [input]);
   return written!;
 }
 
-/** Many events in one statement whatever their number (settlement batches). */
-export async function writeEvents(tx: DbOrTx, inputs: WriteEventInput[]): Promise<{ id: string; sequence: number }[]> {
-  return sendEvents(tx, inputs);
-}
-
 // Per resource, the sequence counter is claimed for as many events as this write makes ($1 the resource ids,
-// sorted, $2 how many each); the rows go in with their sequences, and the relay is notified, in one statement.
+// sorted, $2 how many each), and the rows go in with their sequences, in one statement. The relay is notified by
+// the table's trigger (migration 0007), at commit.
 const INSERT_EVENTS = `
   with claim as (
     insert into event_sequences (resource_id, last_sequence)
@@ -66,30 +62,23 @@ const INSERT_EVENTS = `
     select id, account_id, type, resource_type, resource_id, sequence,
       jsonb_set(payload::jsonb, '{data,sequence}', to_jsonb(sequence)), request_id, created_at::timestamptz
     from event
-    returning id, sequence),
-  notified as (select pg_notify('${OUTBOX_CHANNEL}', '') from (select count(*) from inserted) as done)
-  select inserted.id, inserted.sequence from inserted, notified`;
+    returning id, sequence)
+  select id, sequence from inserted`;
 
 /**
- * `writeEvents`, sent at once (`Sent`: later statements queue behind it). Counters are claimed in sorted order, so
- * two batches lock them in the same order; a counter row stays locked until commit, serialising the writers of
- * each resource. The relay LISTENs on pps_outbox: the notification goes out when this transaction commits.
+ * Writes many events in one statement whatever their number (settlement batches). Counters are claimed in sorted
+ * order, so two batches lock them in the same order; a counter row stays locked until commit, serialising the
+ * writers of each resource.
  */
-export function sendEvents(tx: DbOrTx, inputs: WriteEventInput[]): Sent<{ id: string; sequence: number }[]> {
-  if (inputs.length === 0) return alreadySent([]);
+export async function writeEvents(tx: DbOrTx, inputs: WriteEventInput[]): Promise<{ id: string; sequence: number }[]> {
+  if (inputs.length === 0) return [];
   // Per resource: how many sequences this write takes, and each event's place among them.
   const taken = new Map<string, number>();
   const rows = inputs.map((input) => {
     const ordinal = (taken.get(input.resource.id) ?? 0) + 1;
     taken.set(input.resource.id, ordinal);
-    const now = input.now ?? new Date();
     // `sequence` is set by the statement, once the counter is claimed.
-    const payload = {
-      type: input.type,
-      timestamp: now.toISOString(),
-      data: { ...input.resource, previousStatus: input.previousStatus, sequence: 0 },
-    };
-    return { id: newId('event'), input, ordinal, payload, now };
+    return { ...eventRow(input, 0), ordinal };
   });
   const resourceIds = [...taken.keys()].sort();
   const written = send(tx, INSERT_EVENTS, [
@@ -105,8 +94,47 @@ export function sendEvents(tx: DbOrTx, inputs: WriteEventInput[]): Sent<{ id: st
     texts(rows.map((row) => row.input.requestId ?? null)),
     texts(rows.map((row) => row.now.toISOString())),
   ]);
-  return mapSent(written, (inserted) => {
-    const sequences = new Map(inserted.map((row) => [row.id as string, Number(row.sequence)]));
-    return rows.map(({ id }) => ({ id, sequence: sequences.get(id)! }));
-  });
+  const sequences = new Map((await written).map((row) => [row.id as string, Number(row.sequence)]));
+  return rows.map(({ id }) => ({ id, sequence: sequences.get(id)! }));
+}
+
+const FIRST_SEQUENCE = 'insert into event_sequences (resource_id, last_sequence) values ($1, 1)';
+const INSERT_FIRST_EVENT = `
+  insert into events (id, account_id, type, resource_type, resource_id, sequence, payload, request_id, created_at)
+  values ($1, $2, $3, $4, $5, 1, $6::jsonb, $7, $8::timestamptz)`;
+
+/**
+ * The first event of a resource made in this transaction (a new payment), as writes to send with others
+ * (`sendTogether`): its sequence is 1 and its counter starts there. A resource that already has events goes through
+ * `sendEvents`, which claims the counter.
+ */
+export function firstEventParts(input: WriteEventInput): Part[] {
+  const row = eventRow(input, 1);
+  return [
+    { text: FIRST_SEQUENCE, params: [input.resource.id] },
+    {
+      text: INSERT_FIRST_EVENT,
+      params: [
+        row.id,
+        input.accountId,
+        input.type,
+        input.resource.type,
+        input.resource.id,
+        JSON.stringify(row.payload),
+        input.requestId ?? null,
+        row.now.toISOString(),
+      ],
+    },
+  ];
+}
+
+/** An event's id, time and payload (the resource as GET shows it, its previous status and its sequence). */
+function eventRow(input: WriteEventInput, sequence: number) {
+  const now = input.now ?? new Date();
+  const payload = {
+    type: input.type,
+    timestamp: now.toISOString(),
+    data: { ...input.resource, previousStatus: input.previousStatus, sequence },
+  };
+  return { id: newId('event'), input, payload, now };
 }

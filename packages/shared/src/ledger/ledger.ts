@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import { alreadySent, mapSent, type Sent, send } from '../db/raw';
+import { type Part, send } from '../db/raw';
 import { type LedgerEntry, ledgerEntries, type PostingKind } from '../db/schema/ledger';
 import { texts } from '../db/unnest';
 import { newId } from '../ids';
@@ -18,16 +18,19 @@ export type PostInput = { accountId: string; paymentId: string; kind: PostingKin
  * The ledger is append-only: this module exports no update or delete, by design (docs/design.md).
  */
 export async function post(tx: DbOrTx, input: PostInput): Promise<string> {
-  const [postingId] = await sendPostings(tx, [input]);
+  const [postingId] = await postMany(tx, [input]);
   return postingId!;
 }
 
 /**
  * Writes many balanced postings in one statement (settlement batches) and returns their ids in order. Every
- * posting is checked first: one unbalanced posting refuses them all, so nothing is half-written.
+ * posting is checked first: one unbalanced posting refuses them all, so nothing is half-written. One INSERT: the
+ * postings land whole or not at all, even outside a transaction.
  */
 export async function postMany(tx: DbOrTx, inputs: PostInput[]): Promise<string[]> {
-  return sendPostings(tx, inputs);
+  const { ids, part } = postingsPart(inputs);
+  if (part) await send(tx, part.text, part.params);
+  return ids;
 }
 
 const INSERT_ENTRIES = `
@@ -37,10 +40,10 @@ const INSERT_ENTRIES = `
     as entry(posting_id, account_id, payment_id, kind, ledger_account, amount, created_at)`;
 
 /**
- * `postMany`, sent at once (`Sent`: later statements queue behind it); it throws before sending anything when a
- * posting is unbalanced. One INSERT: the postings land whole or not at all, even outside a transaction.
+ * The postings as one write to send with others (`sendTogether`), and their ids; no write when every line is zero.
+ * Throws when a posting is unbalanced.
  */
-export function sendPostings(tx: DbOrTx, inputs: PostInput[]): Sent<string[]> {
+export function postingsPart(inputs: PostInput[]): { ids: string[]; part: Part | undefined } {
   for (const input of inputs) {
     const reason = unbalancedReason(input.lines);
     if (reason) throw new Error(`ledger posting refused (${input.kind} of ${input.paymentId}): ${reason}`);
@@ -49,8 +52,8 @@ export function sendPostings(tx: DbOrTx, inputs: PostInput[]): Sent<string[]> {
   const rows = inputs.flatMap((input, index) =>
     input.lines.filter((line) => line.amount !== 0).map((line) => ({ postingId: ids[index]!, input, line })),
   );
-  if (rows.length === 0) return alreadySent(ids);
-  const inserted = send(tx, INSERT_ENTRIES, [
+  if (rows.length === 0) return { ids, part: undefined };
+  const params = [
     texts(rows.map((row) => row.postingId)),
     texts(rows.map((row) => row.input.accountId)),
     texts(rows.map((row) => row.input.paymentId)),
@@ -58,8 +61,8 @@ export function sendPostings(tx: DbOrTx, inputs: PostInput[]): Sent<string[]> {
     texts(rows.map((row) => row.line.ledgerAccount)),
     texts(rows.map((row) => row.line.amount)),
     texts(rows.map((row) => row.input.now.toISOString())),
-  ]);
-  return mapSent(inserted, () => ids);
+  ];
+  return { ids, part: { text: INSERT_ENTRIES, params } };
 }
 
 /** The balance of a ledger account in cents: the sum of its entries (optionally of one platform account). */

@@ -6,7 +6,7 @@ import { captureLines } from '@pps/shared/ledger';
 import type { OperationResult } from '../idempotency/idempotency';
 import type { ChargeDeps } from '../payments/charge-card.usecase';
 import { paymentErrors, pointers } from '../payments/payments.errors';
-import { sendPaymentInsert } from '../payments/payments.repository';
+import type { NewPayment } from '../payments/payments.repository';
 import { activeMerchant, moneyColumns, priceOf } from '../payments/pricing';
 import { recordNewPayment } from '../payments/record-payment';
 
@@ -34,7 +34,7 @@ export async function debitAch({
   const outcome = await deps.processor.debitAch({ accountNumber, routingNumber, amount: price.gross });
   const now = ctx.clock.now();
 
-  const { payment, written } = sendPaymentInsert(ctx.db, {
+  const payment: NewPayment = {
     id: newId('payment'),
     accountId: ctx.accountId,
     merchantId: merchant.id,
@@ -60,12 +60,12 @@ export async function debitAch({
     requestId: ctx.requestId,
     createdAt: now,
     updatedAt: now,
-  });
+  };
 
   if (outcome.accepted) {
     const capture = captureLines({ rail: 'ach', merchantId: merchant.id, ...price });
-    return recordNewPayment(ctx, { payment, written }, { approved: true, capture });
+    return recordNewPayment(ctx, payment, { approved: true, capture });
   }
   const error = paymentErrors.achRefused(payment.id, { code: outcome.code, message: outcome.message, avsResult: null });
-  return recordNewPayment(ctx, { payment, written }, { approved: false, error });
+  return recordNewPayment(ctx, payment, { approved: false, error });
 }

@@ -1,5 +1,5 @@
 import type { DbOrTx, Tx } from '@pps/shared/db';
-import { mapSent, type Sent, schema, send } from '@pps/shared/db';
+import { mapSent, type Part, type Sent, schema, send } from '@pps/shared/db';
 import { and, eq, lt } from 'drizzle-orm';
 
 const { idempotencyKeys } = schema;
@@ -55,23 +55,15 @@ export function claimIdempotencyKey(tx: Tx, key: IdempotencyKeyRef & { requestHa
   });
 }
 
-const RECORD = `
-  update idempotency_keys set response_status = $3, response_body = $4, payment_id = $5
+const RECORD = `update idempotency_keys set response_status = $3, response_body = $4, payment_id = $5
   where account_id = $1 and request_id = $2`;
 
-/** Fills the response of a claimed key, in the same transaction as the claim; sent at once. */
-export function recordIdempotentResponse(
-  tx: Tx,
-  key: IdempotencyKeyRef,
-  response: StoredResponse & { paymentId: string | null },
-): Sent<unknown> {
-  return send(tx, RECORD, [
-    key.accountId,
-    key.requestId,
-    response.status,
-    JSON.stringify(response.body),
-    response.paymentId,
-  ]);
+/** Fills the response of a claimed key, in the same transaction as the claim: a write to send with the operation's. */
+export function answerPart(key: IdempotencyKeyRef, response: StoredResponse & { paymentId: string | null }): Part {
+  return {
+    text: RECORD,
+    params: [key.accountId, key.requestId, response.status, JSON.stringify(response.body), response.paymentId],
+  };
 }
 
 /** Removes one key if it is still the expired row that was read (a fresh claim made meanwhile stays). */

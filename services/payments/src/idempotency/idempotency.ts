@@ -1,13 +1,21 @@
-import { type DbOrTx, isTransaction, pipelinedTransaction, type Sent, type Tx } from '@pps/shared/db';
+import {
+  type DbOrTx,
+  isTransaction,
+  type Part,
+  pipelinedTransaction,
+  type Sent,
+  sendTogether,
+  type Tx,
+} from '@pps/shared/db';
 import { ApiError } from '@pps/shared/http';
 import { requestHash } from './canonical';
 import {
+  answerPart,
   claimIdempotencyKey,
   deleteIdempotencyKeyCreatedAt,
   findIdempotencyKey,
   type IdempotencyKeyRef,
   idempotencyCutoff,
-  recordIdempotentResponse,
   type StoredResponse,
 } from './idempotency.repository';
 
@@ -16,10 +24,10 @@ export type IdempotentResponse = StoredResponse & { replayed: boolean };
 export type OperationResult = StoredResponse & {
   paymentId: string | null;
   /**
-   * Writes the operation sent without waiting for them (statements already on the transaction's connection); they
-   * are awaited with the stored response and the commit, so the last writes of a request cost one round trip.
+   * The operation's last writes, not sent yet: they go out as one statement with the stored answer, and the COMMIT
+   * behind it, so the end of a request costs one round trip and one statement.
    */
-  pending?: Sent<unknown>[];
+  writes?: Part[];
 };
 export const idempotencyKeyReused = () =>
   new ApiError({
@@ -58,7 +66,11 @@ export async function runIdempotent<R = never>(options: Options<R>): Promise<Ide
   return inTransaction<IdempotentResponse>(options.db, async (tx) => {
     if (!requestId) {
       const outcome = await operation(tx, await prefetch?.(tx));
-      return { result: { status: outcome.status, body: outcome.body, replayed: false }, pending: outcome.pending };
+      const writes = outcome.writes ?? [];
+      return {
+        result: { status: outcome.status, body: outcome.body, replayed: false },
+        pending: writes.length > 0 ? [sendTogether(tx, writes)] : [],
+      };
     }
     const key: IdempotencyKeyRef = { accountId: options.accountId, requestId: requestId.toLowerCase() };
     const hash = requestHash(options.data);
@@ -69,7 +81,7 @@ export async function runIdempotent<R = never>(options: Options<R>): Promise<Ide
     const outcome = await operation(tx, await prefetched);
     return {
       result: { status: outcome.status, body: outcome.body, replayed: false },
-      pending: [...(outcome.pending ?? []), recordIdempotentResponse(tx, key, outcome)],
+      pending: [sendTogether(tx, [...(outcome.writes ?? []), answerPart(key, outcome)])],
     };
   });
 }

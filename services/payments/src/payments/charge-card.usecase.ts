@@ -9,7 +9,7 @@ import type { OperationResult } from '../idempotency/idempotency';
 import { avsAccepted, type Processor } from '../sandbox/processor';
 import { loadCardForCharge } from '../tokens/tokens.repository';
 import { type FailedTransaction, paymentErrors, pointers } from './payments.errors';
-import { sendPaymentInsert } from './payments.repository';
+import type { NewPayment } from './payments.repository';
 import { activeMerchant, moneyColumns, priceOf } from './pricing';
 import { recordNewPayment } from './record-payment';
 
@@ -96,7 +96,7 @@ export async function chargeCard({
       ? AVS_REFUSED
       : { code: result.code, message: result.message };
 
-  const { payment, written } = sendPaymentInsert(ctx.db, {
+  const payment: NewPayment = {
     id: newId('payment'),
     accountId: ctx.accountId,
     merchantId: merchant.id,
@@ -124,15 +124,19 @@ export async function chargeCard({
     requestId: ctx.requestId,
     createdAt: now,
     updatedAt: now,
-  });
+  };
 
   if (approved) {
     const capture = captureLines({ rail: 'card', merchantId: merchant.id, ...price, split });
-    return recordNewPayment(ctx, { payment, written }, { approved: true, capture });
+    return recordNewPayment(ctx, payment, { approved: true, capture });
   }
-  const failure: FailedTransaction = { code: outcome.code, message: outcome.message, avsResult: payment.avsResult };
+  const failure: FailedTransaction = {
+    code: outcome.code,
+    message: outcome.message,
+    avsResult: payment.avsResult ?? null,
+  };
   const error = result.approved
     ? paymentErrors.avsMismatch(payment.id, failure, merchant.avsMode)
     : paymentErrors.cardDeclined(payment.id, failure);
-  return recordNewPayment(ctx, { payment, written }, { approved: false, error });
+  return recordNewPayment(ctx, payment, { approved: false, error });
 }

@@ -1,5 +1,5 @@
 import type { DbOrTx } from '@pps/shared/db';
-import { mapSent, type Sent, schema, send, tableCodec } from '@pps/shared/db';
+import { mapSent, type Part, type Sent, schema, send, tableCodec } from '@pps/shared/db';
 import type { PaymentStatus } from '@pps/shared/states';
 import { and, asc, count, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
 
@@ -33,17 +33,19 @@ export function findMerchant(db: DbOrTx, id: string): Sent<MerchantForPayment | 
 }
 
 /**
- * Sends a new record's insert at once and returns the record as written (every column the values give, null for
- * the rest: what `returning *` would read back), so the statements that follow share its round trip.
+ * A new record's insert as a write to send with others (`sendTogether`), and the record as written (every column
+ * the values give, null for the rest: what `returning *` would read back).
  */
-export function sendPaymentInsert(db: DbOrTx, values: NewPayment): { payment: Payment; written: Sent<unknown> } {
-  const payment = paymentCodec.row(values);
-  return { payment, written: send(db, paymentCodec.insertText, paymentCodec.params(values)) };
+export function paymentInsertPart(values: NewPayment): { payment: Payment; part: Part } {
+  return {
+    payment: paymentCodec.row(values),
+    part: { text: paymentCodec.insertText, params: paymentCodec.params(values) },
+  };
 }
 
 export async function insertPayment(db: DbOrTx, values: NewPayment): Promise<Payment> {
-  const { payment, written } = sendPaymentInsert(db, values);
-  await written;
+  const { payment, part } = paymentInsertPart(values);
+  await send(db, part.text, part.params);
   return payment;
 }
 
