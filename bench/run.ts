@@ -4,6 +4,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { build } from '../scripts/build';
+import { cpuPerRequest, sampleCpu } from './cpu';
 import { freshDatabase } from './fresh-database';
 import { startServer, stopAll, type Target } from './servers';
 import { prepareWorld, type World } from './world';
@@ -13,8 +14,9 @@ import { prepareWorld, type World } from './world';
  * (BENCH_CONNECTIONS, default 64, for BENCH_SECONDS, default 10, per scenario). Every server is a child process
  * on its own database: the bare server (bench/bare-server.ts), the platform compiled and started as production
  * starts it (`node dist/start.js`: everything in one process; then WEB_CONCURRENCY=2, a worker per core), and the
- * platform as separate gateway, payments and merchants processes. The machine is shared and noisy: read the ratios to the baseline, which is measured
- * first and last and averaged. Results go to bench/results/<date>.json and .md.
+ * platform as separate gateway, payments and merchants processes. The machine is shared and noisy: read the ratios to
+ * the baseline, which is measured first and last and averaged, and the CPU milliseconds each request cost the server's
+ * processes and PostgreSQL (steadier than requests per second when something else takes the cores). Results go to bench/results/<date>.json and .md.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -29,6 +31,9 @@ type Row = {
   p99Ms: number;
   errors: number;
   rssMb: number;
+  /** CPU milliseconds per request: the server's processes, and PostgreSQL's. */
+  serverCpuMs: number;
+  postgresCpuMs: number;
   vsBaseline?: number;
 };
 
@@ -184,7 +189,9 @@ async function load(scenario: string, mode: Row['mode'], target: Target, options
   const { path, ...rest } = options;
   const run = autocannon({ url: `${target.base}${path}`, connections: CONNECTIONS, duration: SECONDS, ...rest });
   const pids = [...target.processes.map((child) => child.pid as number), ...(target.pids ?? [])];
+  const before = await sampleCpu(pids);
   const [result, rssMb] = await Promise.all([run, peakRss(pids, run)]);
+  const cpu = cpuPerRequest(before, await sampleCpu(pids), result.requests.total);
   const row: Row = {
     scenario,
     mode,
@@ -193,6 +200,8 @@ async function load(scenario: string, mode: Row['mode'], target: Target, options
     p99Ms: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
     rssMb,
+    serverCpuMs: cpu.serverMs,
+    postgresCpuMs: cpu.postgresMs,
   };
   console.log(`${mode.padEnd(22)} ${scenario.padEnd(44)} ${String(row.requestsPerSecond).padStart(7)} req/s`);
   return row;
@@ -203,12 +212,12 @@ async function load(scenario: string, mode: Row['mode'], target: Target, options
 async function report(rows: Row[], baselines: { baselineFirst: number; baselineLast: number }) {
   const header = `${SECONDS} s per scenario, ${CONNECTIONS} connections, loopback, load generator on the same machine`;
   const table = [
-    '| mode | scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | vs baseline |',
-    '|---|---|---:|---:|---:|---:|---:|---:|',
+    '| mode | scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | server CPU ms/req | PostgreSQL CPU ms/req | vs baseline |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (row) =>
         `| ${row.mode} | ${row.scenario} | ${row.requestsPerSecond} | ${row.p50Ms} | ${row.p99Ms} | ${row.errors} | ` +
-        `${row.rssMb} | ${row.vsBaseline?.toFixed(2)} |`,
+        `${row.rssMb} | ${row.serverCpuMs} | ${row.postgresCpuMs} | ${row.vsBaseline?.toFixed(2)} |`,
     ),
   ].join('\n');
   const note = `Baseline: mean of ${baselines.baselineFirst} req/s (first) and ${baselines.baselineLast} req/s (last).`;

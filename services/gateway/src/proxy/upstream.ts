@@ -50,9 +50,6 @@ export const httpUpstream = (name: string, baseUrl: string): Upstream & { close:
 };
 
 const decoder = new TextDecoder();
-/** What a Request has that an app might read and this one only builds on demand (from a full Request). */
-const LAZY_FIELDS = ['body', 'bodyUsed', 'signal', 'cache', 'credentials', 'destination', 'integrity', 'mode'];
-const LAZY_METHODS = ['blob', 'formData', 'clone'];
 
 /**
  * The Request a service app in this process is handed. Its url, method, headers and body (as text, JSON or bytes:
@@ -60,30 +57,58 @@ const LAZY_METHODS = ['blob', 'formData', 'clone'];
  * use. A full Request per call costs undici a body stream, an AbortSignal and their transferable wrappers: about a
  * tenth of a payment's CPU (issue 11). The body's length is declared, as over HTTP.
  */
-function inProcessRequest({ url, method, headers, body }: Forwarded): Request {
-  if (body) headers.set('content-length', String(body.byteLength));
-  let full: Request | undefined;
-  const request = () => {
-    full ??= new Request(url, { method, headers, body });
-    return full;
-  };
-  const text = async () => (body ? decoder.decode(body) : '');
-  const fields: PropertyDescriptorMap = {
-    url: { value: url.href },
-    method: { value: method },
-    headers: { value: headers },
-    text: { value: text },
-    json: { value: async () => JSON.parse(await text()) },
-    arrayBuffer: {
-      value: async () =>
-        body ? body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength) : new ArrayBuffer(0),
-    },
-  };
-  for (const field of LAZY_FIELDS) {
-    fields[field] = { get: () => request()[field as keyof Request] };
+class InProcessRequest {
+  readonly url: string;
+  readonly method: string;
+  readonly headers: Headers;
+  readonly #forwarded: Forwarded;
+  #full: Request | undefined;
+
+  constructor(forwarded: Forwarded) {
+    this.#forwarded = forwarded;
+    this.url = forwarded.url.href;
+    this.method = forwarded.method;
+    this.headers = forwarded.headers;
+    if (forwarded.body) this.headers.set('content-length', String(forwarded.body.byteLength));
   }
-  for (const name of LAZY_METHODS) {
-    fields[name] = { value: () => (request()[name as keyof Request] as () => unknown).call(full) };
+
+  async text() {
+    const { body } = this.#forwarded;
+    return body ? decoder.decode(body) : '';
   }
-  return Object.create(Request.prototype, fields);
+
+  async json() {
+    return JSON.parse(await this.text());
+  }
+
+  async arrayBuffer() {
+    const { body } = this.#forwarded;
+    return body ? body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength) : new ArrayBuffer(0);
+  }
+
+  /** The full Request, built once, for what an app reads beyond the fields above. */
+  full(): Request {
+    const { url, method, headers, body } = this.#forwarded;
+    this.#full ??= new Request(url, { method, headers, body });
+    return this.#full;
+  }
 }
+// A Request to `instanceof` and to every property an app might read; those not above come from the full one.
+Object.setPrototypeOf(InProcessRequest.prototype, Request.prototype);
+for (const field of ['body', 'bodyUsed', 'signal', 'cache', 'credentials', 'destination', 'integrity', 'mode']) {
+  Object.defineProperty(InProcessRequest.prototype, field, {
+    get(this: InProcessRequest) {
+      return this.full()[field as keyof Request];
+    },
+  });
+}
+for (const method of ['blob', 'formData', 'clone']) {
+  Object.defineProperty(InProcessRequest.prototype, method, {
+    value(this: InProcessRequest) {
+      const full = this.full();
+      return (full[method as keyof Request] as () => unknown).call(full);
+    },
+  });
+}
+
+const inProcessRequest = (forwarded: Forwarded) => new InProcessRequest(forwarded) as unknown as Request;

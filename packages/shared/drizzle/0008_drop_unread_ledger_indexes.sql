@@ -1,0 +1,2 @@
+DROP INDEX "ledger_entries_posting_idx";--> statement-breakpoint
+DROP INDEX "ledger_entries_account_created_idx";
