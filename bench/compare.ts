@@ -1,0 +1,107 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import autocannon from 'autocannon';
+import { build } from '../scripts/build';
+import { cpuPerRequest, sampleCpu } from './cpu';
+import { freshDatabase } from './fresh-database';
+import { startServer, stopAll, type Target } from './servers';
+import { prepareWorld, type World } from './world';
+
+/**
+ * `npm run bench:compare -- <git revision>`: the tokenv3 payment load on this tree and on that revision, both
+ * compiled and started as production starts them, each on a database of its own, loaded in turn
+ * (BENCH_ROUNDS rounds, default 3, of BENCH_SECONDS each, default 10). On a shared machine two figures taken minutes
+ * apart differ more than two versions do; taken in turn, the noise falls on both. Each is warmed up first (5 s, not
+ * counted). Prints each round and the means.
+ */
+const revision = process.argv[2];
+if (!revision) throw new Error('usage: npm run bench:compare -- <git revision>');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const WARM_UP_SECONDS = 5;
+const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
+
+// The revision's tree, under .tmp so its bundle finds this checkout's node_modules.
+const tree = resolve('.tmp', `compare-${randomBytes(3).toString('hex')}`);
+execFileSync('git', ['worktree', 'add', '--detach', tree, revision], { stdio: 'ignore' });
+try {
+  const current = join('.tmp', `bench-dist-${randomBytes(3).toString('hex')}`);
+  await build(current);
+  const { build: buildThen } = (await import(join(tree, 'scripts/build.ts'))) as typeof import('../scripts/build');
+  await buildThen(join(tree, 'dist'));
+
+  const env = (database: string) => ({
+    DATABASE_URL: `${POSTGRES}/${database}`,
+    QUEUE_PREFIX: `pps-compare-${randomBytes(3).toString('hex')}`,
+    RATE_LIMIT_RPS: '0',
+    AUTH_FAILURE_LIMIT: '0',
+    DATABASE_POOL_SIZE: '20',
+  });
+  // Each server migrates its own database with its own migrations.
+  await freshDatabase(`${POSTGRES}/pps_compare_now`, { migrate: false });
+  await freshDatabase(`${POSTGRES}/pps_compare_then`, { migrate: false });
+  const now = await startServer([join(current, 'start.js')], env('pps_compare_now'));
+  const then = await startServer([join(tree, 'dist', 'start.js')], env('pps_compare_then'));
+  const versions = [
+    { name: revision, target: then, world: await prepareWorld(then.base, 'dev-admin-token'), runs: [] as Run[] },
+    { name: 'this tree', target: now, world: await prepareWorld(now.base, 'dev-admin-token'), runs: [] as Run[] },
+  ];
+  // Warm-up, not counted: both JITs and connection pools get to their steady state first.
+  for (const version of versions) await load(version.target, version.world, WARM_UP_SECONDS);
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const version of versions) {
+      const run = await load(version.target, version.world);
+      version.runs.push(run);
+      console.log(`round ${round}  ${version.name.padEnd(12)} ${format(run)}`);
+    }
+  }
+  const [before, after] = versions.map((version) => mean(version.runs)) as [Run, Run];
+  console.log(`\nmean  ${revision.padEnd(12)} ${format(before)}\nmean  ${'this tree'.padEnd(12)} ${format(after)}`);
+  console.log(`this tree / ${revision}: ${(after.requestsPerSecond / before.requestsPerSecond).toFixed(2)}× req/s`);
+  await stopAll();
+} finally {
+  await stopAll();
+  if (existsSync(tree)) execFileSync('git', ['worktree', 'remove', '--force', tree], { stdio: 'ignore' });
+}
+process.exit(0);
+
+type Run = { requestsPerSecond: number; p99Ms: number; errors: number; serverMs: number; postgresMs: number };
+
+async function load(target: Target, world: World, seconds = SECONDS): Promise<Run> {
+  const pids = target.processes.map((child) => child.pid as number);
+  const before = await sampleCpu(pids);
+  const result = await autocannon({
+    url: `${target.base}/payments`,
+    connections: 64,
+    duration: seconds,
+    method: 'POST',
+    headers: { ...world.credentials.headers, 'content-type': 'application/json' },
+    requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, body: world.paymentBody(randomUUID()) }) }],
+  });
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    p99Ms: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+    ...cpuPerRequest(before, await sampleCpu(pids), result.requests.total),
+  };
+}
+
+function mean(runs: Run[]): Run {
+  const of = (key: keyof Run) => runs.reduce((sum, run) => sum + run[key], 0) / runs.length;
+  return {
+    requestsPerSecond: Math.round(of('requestsPerSecond')),
+    p99Ms: Math.round(of('p99Ms')),
+    errors: of('errors'),
+    serverMs: Number(of('serverMs').toFixed(2)),
+    postgresMs: Number(of('postgresMs').toFixed(2)),
+  };
+}
+
+function format(run: Run) {
+  return (
+    `${String(run.requestsPerSecond).padStart(5)} req/s  p99 ${String(run.p99Ms).padStart(4)} ms  errors ${run.errors}  ` +
+    `CPU/payment: server ${run.serverMs} ms, PostgreSQL ${run.postgresMs} ms`
+  );
+}
