@@ -8,11 +8,14 @@ import { startServer, stopAll } from './servers';
 import { prepareWorld } from './world';
 
 /**
- * `npm run bench:profile`: the compiled platform (one process) under the tokenv3 payment load with `--cpu-prof`,
+ * `npm run bench:profile`: the compiled platform (one process) under the tokenv3 payment load (or `GET /payments/{id}`
+ * with BENCH_PROFILE_SCENARIO=get) with `--cpu-prof`,
  * then the functions where its CPU went (self time, top BENCH_PROFILE_TOP, default 30). The profile stays in
  * .tmp/profiles for Chrome DevTools.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+/** `payment` (tokenv3, a fresh requestId each) or `get` (`GET /payments/{id}`). */
+const SCENARIO = process.env.BENCH_PROFILE_SCENARIO ?? 'payment';
 const outdir = join('.tmp', `bench-dist-${randomBytes(3).toString('hex')}`);
 const profiles = join('.tmp', 'profiles', randomBytes(3).toString('hex'));
 await build(outdir);
@@ -26,15 +29,26 @@ const { base } = await startServer(['--cpu-prof', `--cpu-prof-dir=${profiles}`, 
   QUEUE_PREFIX: `pps-profile-${randomBytes(3).toString('hex')}`,
 });
 const world = await prepareWorld(base, 'dev-admin-token');
-const result = await autocannon({
-  url: `${base}/payments`,
-  connections: 64,
-  duration: SECONDS,
-  method: 'POST',
-  headers: { ...world.credentials.headers, 'content-type': 'application/json' },
-  requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, body: world.paymentBody(randomUUID()) }) }],
-});
-console.log(`${Math.round(result.requests.average)} req/s, ${result.requests.total} payments, errors ${result.non2xx}`);
+const result = await autocannon(
+  SCENARIO === 'get'
+    ? {
+        url: `${base}/payments/${world.paymentId}`,
+        connections: 64,
+        duration: SECONDS,
+        headers: world.credentials.headers,
+      }
+    : {
+        url: `${base}/payments`,
+        connections: 64,
+        duration: SECONDS,
+        method: 'POST',
+        headers: { ...world.credentials.headers, 'content-type': 'application/json' },
+        requests: [
+          { method: 'POST', setupRequest: (request) => ({ ...request, body: world.paymentBody(randomUUID()) }) },
+        ],
+      },
+);
+console.log(`${Math.round(result.requests.average)} req/s, ${result.requests.total} requests, errors ${result.non2xx}`);
 await stopAll(); // the profile is written on exit
 
 type Node = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number };
@@ -61,7 +75,7 @@ for (const [key, micros] of selfTime) {
 }
 const top = Number(process.env.BENCH_PROFILE_TOP ?? 30);
 console.log(
-  `\nCPU ${(total / 1e6).toFixed(1)} s; per payment ${(total / 1000 / result.requests.total).toFixed(2)} ms\n`,
+  `\nCPU ${(total / 1e6).toFixed(1)} s; per request ${(total / 1000 / result.requests.total).toFixed(2)} ms\n`,
 );
 for (const [key, micros] of [...selfTime].sort((a, b) => b[1] - a[1]).slice(0, top)) {
   console.log(`${((micros / total) * 100).toFixed(1).padStart(5)} %  ${key}`);

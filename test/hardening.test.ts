@@ -1,8 +1,9 @@
 import { createLogger } from '@pps/shared/logger';
+import { closeServer, listen } from '@pps/shared/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewayApp } from '../services/gateway/src/app';
 import { AuthCache } from '../services/gateway/src/auth/auth-cache';
-import { inProcessUpstream } from '../services/gateway/src/proxy/upstream';
+import { httpUpstream, inProcessUpstream } from '../services/gateway/src/proxy/upstream';
 import { createMerchantsApp } from '../services/merchants/src/app';
 import { createPaymentsApp } from '../services/payments/src/app';
 import { createMerchant, personalMerchantAttributes } from './fixtures/merchants';
@@ -78,24 +79,36 @@ describe('percent-encoded path ids', () => {
   });
 
   it('turns a service refusing the internal signature into a 502 that does not name the internal hop', async () => {
+    // Secrets only matter between processes: the payments service over HTTP, with a secret of its own.
     const log = createLogger({ level: 'silent' });
     const misconfigured = { ...stack.config, INTERNAL_SECRET: 'another-internal-secret-0123456789abcdef' };
-    const gateway = createGatewayApp({
-      config: stack.config,
-      db: stack.db,
-      log,
-      clock: { now: () => new Date() },
-      auth: new AuthCache(stack.db, 0),
-      upstreams: {
-        payments: inProcessUpstream('payments', createPaymentsApp({ config: misconfigured, db: stack.db, log })),
-        merchants: inProcessUpstream('merchants', createMerchantsApp({ config: stack.config, db: stack.db, log })),
-      },
-    });
-    const response = await gateway.request('/payments/states', { headers: creds.headers });
-    const body = await response.json();
-    expect(response.status).toBe(502);
-    expect(body.errors[0].code).toBe('upstream_refused');
-    expect(JSON.stringify(body)).not.toContain('internal');
+    const payments = await listen(
+      createPaymentsApp({ config: misconfigured, db: stack.db, log }).fetch,
+      0,
+      '127.0.0.1',
+    );
+    const upstream = httpUpstream('payments', `http://127.0.0.1:${payments.port}`, stack.config.INTERNAL_SECRET);
+    try {
+      const gateway = createGatewayApp({
+        config: stack.config,
+        db: stack.db,
+        log,
+        clock: { now: () => new Date() },
+        auth: new AuthCache(stack.db, 0),
+        upstreams: {
+          payments: upstream,
+          merchants: inProcessUpstream('merchants', createMerchantsApp({ config: stack.config, db: stack.db, log })),
+        },
+      });
+      const response = await gateway.request('/payments/states', { headers: creds.headers });
+      const body = await response.json();
+      expect(response.status).toBe(502);
+      expect(body.errors[0].code).toBe('upstream_refused');
+      expect(JSON.stringify(body)).not.toContain('internal');
+    } finally {
+      await upstream.close();
+      await closeServer(payments.server);
+    }
   });
 });
 

@@ -93,13 +93,12 @@ export function createGatewayApp(deps: GatewayDeps, metrics: Metrics = createMet
 
   app.all('/admin/merchants/*', (c) => {
     c.set('caller', operatorCaller(c.get('requestId')));
-    return forward(c, deps.upstreams.merchants, { secret: deps.config.INTERNAL_SECRET, log });
+    return forward(c, deps.upstreams.merchants, { log });
   });
 
   for (const { prefix, upstream } of ROUTED) {
     const target = deps.upstreams[upstream];
-    const handler = (c: Parameters<MiddlewareHandler<GatewayEnv>>[0]) =>
-      forward(c, target, { secret: deps.config.INTERNAL_SECRET, log });
+    const handler = (c: Parameters<MiddlewareHandler<GatewayEnv>>[0]) => forward(c, target, { log });
     app.all(prefix, authenticated, handler);
     app.all(`${prefix}/*`, authenticated, handler);
   }

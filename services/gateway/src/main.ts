@@ -19,8 +19,8 @@ redis.connect().catch(() => log.warn('redis unreachable; the API keeps working')
 // A clock move enqueues a settlement pass for that account (the settlement workers run elsewhere).
 const trigger = createSettlementTrigger(config, log);
 const upstreams = {
-  payments: httpUpstream('payments', config.PAYMENTS_URL),
-  merchants: httpUpstream('merchants', config.MERCHANTS_URL),
+  payments: httpUpstream('payments', config.PAYMENTS_URL, config.INTERNAL_SECRET),
+  merchants: httpUpstream('merchants', config.MERCHANTS_URL, config.INTERNAL_SECRET),
 };
 const app = createGatewayApp(
   {

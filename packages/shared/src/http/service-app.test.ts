@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { testConfig } from '../config';
 import type { Db } from '../db';
 import { createLogger } from '../logger';
-import { signInternal } from './internal-auth';
+import { attachCaller, signInternal } from './internal-auth';
 import { createServiceApp } from './service-app';
 
 const config = testConfig();
@@ -50,6 +50,18 @@ describe('service app error mapping', () => {
     const logged = lines.map((line) => JSON.parse(line)).find((line) => line.msg === 'unhandled error');
     expect(logged).toMatchObject({ requestId: 'req_test_500', path: '/boom' });
     expect(logged.err.message).toContain('secret_table');
+  });
+
+  it('takes the caller attached in this process without a signature; the same headers without it are refused', async () => {
+    const { app } = appWithLog();
+    app.get('/who', (c) => c.json({ accountId: c.get('ctx').accountId, requestId: c.get('ctx').requestId }));
+    const attached = attachCaller(new Request('http://service/who'), caller);
+    const response = await app.fetch(attached);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ accountId: 'acct_1', requestId: 'req_test_500' });
+    // Headers naming a caller are nothing without the signature.
+    const forged = await app.request('/who', { headers: { 'x-pps-account': 'acct_1', 'x-pps-app': 'app_1' } });
+    expect(forged.status).toBe(401);
   });
 
   it('answers 401 to a call without the gateway signature', async () => {

@@ -5,7 +5,7 @@ import type { Db } from '../db';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import type { ServiceContext } from './context';
-import { verifyInternal } from './internal-auth';
+import { callerOf } from './internal-auth';
 import { bodyChecks, bodySizeGuard, requestId } from './middleware';
 import { notFoundHandler, onError, validationHook } from './on-error';
 
@@ -35,11 +35,11 @@ export function createServiceApp(deps: ServiceDeps, name: string): ServiceApp {
   app.use('*', requestId());
   app.use('*', async (c, next) => {
     // The signature covers the path as sent (percent-encoding kept), the same bytes the gateway signed.
-    const caller = verifyInternal(
+    const caller = callerOf(
       deps.config.INTERNAL_SECRET,
-      c.req.raw.headers,
+      c.req.raw,
       c.req.method,
-      new URL(c.req.url).pathname,
+      () => new URL(c.req.url).pathname,
       base.now().getTime(),
     );
     c.set('ctx', {

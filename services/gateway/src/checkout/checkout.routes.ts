@@ -115,7 +115,5 @@ export function registerCheckoutRoutes(app: Hono<GatewayEnv>, deps: GatewayDeps,
     await limits.perAccount(c, session.accountId, next);
   };
 
-  app.post('/checkout/sessions/:id/tokens', clientSecret, (c) =>
-    forward(c, deps.upstreams.payments, { secret: deps.config.INTERNAL_SECRET, log }),
-  );
+  app.post('/checkout/sessions/:id/tokens', clientSecret, (c) => forward(c, deps.upstreams.payments, { log }));
 }

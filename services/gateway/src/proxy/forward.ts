@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { ApiError, INTERNAL_REFUSAL_HEADER, signInternal } from '@pps/shared/http';
+import { ApiError, type CallerContext, INTERNAL_REFUSAL_HEADER } from '@pps/shared/http';
 import type { Logger } from '@pps/shared/logger';
 import type { Context } from 'hono';
 import type { GatewayEnv } from '../deps';
@@ -24,30 +24,21 @@ const DROPPED = new Set([
   'proxy-connection',
 ]);
 
-/** Forwards the authenticated request to a service with the signed caller context. */
-export async function forward(
-  c: Context<GatewayEnv>,
-  upstream: Upstream,
-  deps: { secret: string; log: Logger },
-): Promise<Response> {
+/** Forwards the authenticated request to a service with the caller the gateway vouches for (the upstream signs it). */
+export async function forward(c: Context<GatewayEnv>, upstream: Upstream, deps: { log: Logger }): Promise<Response> {
   const caller = c.get('caller');
   const url = new URL(c.req.url);
   const headers = new Headers();
   c.req.raw.headers.forEach((value, name) => {
     if (!DROPPED.has(name) && !name.startsWith('x-pps-')) headers.set(name, value);
   });
-  const signed = signInternal(
-    deps.secret,
-    {
-      accountId: caller.accountId,
-      appId: caller.appId,
-      clockOffsetSeconds: caller.clockOffsetSeconds,
-      requestId: c.get('requestId'),
-    },
-    c.req.method,
-    url.pathname,
-  );
-  for (const [name, value] of Object.entries(signed)) headers.set(name, value);
+  headers.set('x-request-id', c.get('requestId'));
+  const vouched: CallerContext = {
+    accountId: caller.accountId,
+    appId: caller.appId,
+    clockOffsetSeconds: caller.clockOffsetSeconds,
+    requestId: c.get('requestId'),
+  };
   const body = c.req.method !== 'GET' && c.req.method !== 'HEAD' ? await readBody(c) : undefined;
   // An empty body is no body: forwarded as an empty stream without content-length, the service would see a body
   // without a Content-Type and answer 415 to a bodiless action (POST /webhooks/{id}/rotate-secret).
@@ -56,6 +47,7 @@ export async function forward(
     method: c.req.method,
     headers,
     body: body && body.byteLength > 0 ? body : undefined,
+    caller: vouched,
   };
   let response: Response;
   try {

@@ -28,6 +28,7 @@ const call = (path: string, method: string, body?: string) =>
     method,
     headers: new Headers({ 'content-type': 'application/json' }),
     body: body === undefined ? undefined : new TextEncoder().encode(body),
+    caller: { accountId: 'acct_1', appId: 'app_1', clockOffsetSeconds: 0, requestId: 'req_1' },
   });
 
 describe('inProcessUpstream', () => {

@@ -1,7 +1,15 @@
+import { attachCaller, type CallerContext, signInternal } from '@pps/shared/http';
 import { type Dispatcher, Pool } from 'undici';
 
-/** A call the gateway forwards: the service's path (and query), the method, the headers it signed, the body. */
-export type Forwarded = { url: URL; method: string; headers: Headers; body: Uint8Array<ArrayBuffer> | undefined };
+/** A call the gateway forwards: the service's path (and query), the method, the headers, the body, and the caller. */
+export type Forwarded = {
+  url: URL;
+  method: string;
+  headers: Headers;
+  body: Uint8Array<ArrayBuffer> | undefined;
+  /** Who the gateway vouches for: attached to the Request in this process, signed (HMAC) over HTTP. */
+  caller: CallerContext;
+};
 
 /** Where the gateway sends a service's requests: its Hono app in this process, or its URL over HTTP. */
 export type Upstream = { name: string; fetch: (request: Forwarded) => Promise<Response> };
@@ -11,7 +19,7 @@ export const inProcessUpstream = (
   app: { fetch: (request: Request) => Response | Promise<Response> },
 ): Upstream => ({
   name,
-  fetch: async (request) => app.fetch(inProcessRequest(request)),
+  fetch: async (request) => app.fetch(attachCaller(inProcessRequest(request), request.caller)),
 });
 
 /**
@@ -19,17 +27,23 @@ export const inProcessUpstream = (
  * streams, signals and Request/Response objects per call: the multi-process hop's main cost, issue 11). Responses
  * are small JSON documents, read whole.
  */
-export const httpUpstream = (name: string, baseUrl: string): Upstream & { close: () => Promise<void> } => {
+export const httpUpstream = (
+  name: string,
+  baseUrl: string,
+  secret: string,
+): Upstream & { close: () => Promise<void> } => {
   const base = new URL(baseUrl);
   const prefix = base.pathname.replace(/\/+$/, '');
   const pool = new Pool(base.origin, { connections: 128, keepAliveTimeout: 30_000 });
   return {
     name,
-    fetch: async ({ url, method, headers, body }) => {
+    fetch: async ({ url, method, headers, body, caller }) => {
       const outgoing: Record<string, string> = {};
       headers.forEach((value, key) => {
         outgoing[key] = value;
       });
+      // The signature covers the path as sent (percent-encoding kept): the bytes the service will see.
+      Object.assign(outgoing, signInternal(secret, caller, method, url.pathname));
       const response = await pool.request({
         path: `${prefix}${url.pathname}${url.search}`,
         method: method as Dispatcher.HttpMethod,

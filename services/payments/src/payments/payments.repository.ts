@@ -49,9 +49,11 @@ export async function insertPayment(db: DbOrTx, values: NewPayment): Promise<Pay
   return payment;
 }
 
-export async function findPayment(db: DbOrTx, id: string): Promise<Payment | undefined> {
-  const [row] = await db.select().from(payments).where(eq(payments.id, id));
-  return row;
+const FIND_PAYMENT = `select ${paymentCodec.columnList()} from payments where id = $1`;
+
+/** A payment record by id; sent at once (`GET /payments/{id}` reads it beside its children). */
+export function findPayment(db: DbOrTx, id: string): Sent<Payment | undefined> {
+  return mapSent(send(db, FIND_PAYMENT, [id]), ([row]) => (row ? paymentCodec.read(row) : undefined));
 }
 
 /**
@@ -69,21 +71,20 @@ export type PaymentChild = Pick<
   'id' | 'paymentType' | 'status' | 'amount' | 'splitMerchantId' | 'splitAmount' | 'refundType' | 'createdAt'
 >;
 
-export async function findChildren(db: DbOrTx, parentId: string): Promise<PaymentChild[]> {
-  return db
-    .select({
-      id: payments.id,
-      paymentType: payments.paymentType,
-      status: payments.status,
-      amount: payments.amount,
-      splitMerchantId: payments.splitMerchantId,
-      splitAmount: payments.splitAmount,
-      refundType: payments.refundType,
-      createdAt: payments.createdAt,
-    })
-    .from(payments)
-    .where(eq(payments.parentPaymentId, parentId))
-    .orderBy(asc(payments.createdAt), asc(payments.id));
+const FIND_CHILDREN = `select ${paymentCodec.columnList([
+  'id',
+  'paymentType',
+  'status',
+  'amount',
+  'splitMerchantId',
+  'splitAmount',
+  'refundType',
+  'createdAt',
+])} from payments where parent_payment_id = $1 order by created_at, id`;
+
+/** The child records of a payment, oldest first; sent at once. */
+export function findChildren(db: DbOrTx, parentId: string): Sent<PaymentChild[]> {
+  return mapSent(send(db, FIND_CHILDREN, [parentId]), (rows) => rows.map((row) => paymentCodec.read(row)));
 }
 
 export type PaymentListFilter = {
