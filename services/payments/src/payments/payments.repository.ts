@@ -1,7 +1,7 @@
 import type { DbOrTx } from '@pps/shared/db';
 import { mapSent, type Part, type Sent, schema, send, tableCodec } from '@pps/shared/db';
 import type { PaymentStatus } from '@pps/shared/states';
-import { and, asc, count, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
 
 const { merchants, payments } = schema;
 
