@@ -16,10 +16,12 @@ import { prepareWorld, type World } from './world';
  * starts it (`node dist/start.js`: everything in one process; then WEB_CONCURRENCY=2, a worker per core), and the
  * platform as separate gateway, payments and merchants processes. The machine is shared and noisy: read the ratios to
  * the baseline, which is measured first and last and averaged, and the CPU milliseconds each request cost the server's
- * processes and PostgreSQL (steadier than requests per second when something else takes the cores). Results go to bench/results/<date>.json and .md.
+ * processes and PostgreSQL (steadier than requests per second when something else takes the cores). Every server is
+ * warmed up (5 s of its first load, not counted) before it is measured. Results go to bench/results/<date>.json and .md.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const WARM_UP_SECONDS = 5;
 const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const ADMIN_TOKEN = 'dev-admin-token';
 
@@ -61,6 +63,12 @@ try {
       headers: { 'content-type': 'application/json' },
       body: barePayment,
     });
+  await warmUp(bare, {
+    path: '/payments',
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: barePayment,
+  });
   const baselineFirst = await bareRun();
 
   const platformEnv = {
@@ -73,6 +81,7 @@ try {
   };
   const single = await startServer([join(outdir, 'start.js')], platformEnv);
   const world = await prepareWorld(single.base, ADMIN_TOKEN);
+  await warmUp(single, paymentLoad(world));
   rows.push(await load('POST /payments tokenv3 (fresh requestId)', 'in-process', single, paymentLoad(world)));
   rows.push(
     await load('GET /payments/{id}', 'in-process', single, {
@@ -102,12 +111,14 @@ try {
   // The production start on both cores: WEB_CONCURRENCY=2 workers, each everything-in-one.
   const workers = await startServer([join(outdir, 'start.js')], { ...platformEnv, WEB_CONCURRENCY: '2' });
   await waitForWorkers(workers, 2);
+  await warmUp(workers, paymentLoad(world));
   rows.push(
     await load('POST /payments tokenv3 (fresh requestId)', 'in-process, 2 workers', workers, paymentLoad(world)),
   );
   await stopAll(workers.processes);
 
   const multi = await startMultiProcess(platformEnv);
+  await warmUp(multi, paymentLoad(world));
   rows.push(await load('POST /payments tokenv3 (fresh requestId)', 'multi-process', multi, paymentLoad(world)));
   await stopAll(multi.processes);
 
@@ -183,6 +194,12 @@ async function peakRss(pids: number[], during: Promise<unknown>): Promise<number
   clearInterval(timer);
   await sample();
   return Math.round(peak);
+}
+
+/** A load that is not counted: the server's JIT and pools reach their steady state first (as in production). */
+async function warmUp(target: Target, options: Load) {
+  const { path, ...rest } = options;
+  await autocannon({ url: `${target.base}${path}`, connections: CONNECTIONS, duration: WARM_UP_SECONDS, ...rest });
 }
 
 async function load(scenario: string, mode: Row['mode'], target: Target, options: Load): Promise<Row> {
