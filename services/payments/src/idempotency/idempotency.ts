@@ -29,6 +29,7 @@ export type OperationResult = StoredResponse & {
    */
   writes?: Part[];
 };
+
 export const idempotencyKeyReused = () =>
   new ApiError({
     status: 409,

@@ -4,7 +4,7 @@ import { type LedgerLine, postingsPart } from '@pps/shared/ledger';
 import type { OperationResult } from '../idempotency/idempotency';
 import { errorDocumentBody } from './payments.errors';
 import { paymentDocument, paymentResource } from './payments.presenter';
-import { type NewPayment, type Payment, paymentInsertPart } from './payments.repository';
+import { type NewPayment, paymentInsertPart } from './payments.repository';
 
 export type NewPaymentOutcome = { approved: true; capture: LedgerLine[] } | { approved: false; error: ApiError };
 
@@ -14,11 +14,7 @@ export type NewPaymentOutcome = { approved: true; capture: LedgerLine[] } | { ap
  * with the idempotency key (201 with the payment, or the error document of the stored failure: returned, not
  * thrown, so the record commits).
  */
-export function recordNewPayment(
-  ctx: ServiceContext,
-  values: NewPayment,
-  outcome: NewPaymentOutcome,
-): OperationResult & { payment: Payment } {
+export function recordNewPayment(ctx: ServiceContext, values: NewPayment, outcome: NewPaymentOutcome): OperationResult {
   const { payment, part } = paymentInsertPart(values);
   const now = payment.createdAt;
   const resource = paymentResource(payment, [], now);
@@ -44,5 +40,5 @@ export function recordNewPayment(
   const answer = outcome.approved
     ? { status: 201, body: paymentDocument(ctx.config.PUBLIC_BASE_URL, resource) }
     : { status: outcome.error.status, body: errorDocumentBody(outcome.error, ctx.requestId) };
-  return { ...answer, paymentId: payment.id, payment, writes };
+  return { ...answer, paymentId: payment.id, writes };
 }
