@@ -42,8 +42,8 @@ export async function writeEvent(tx: DbOrTx, input: WriteEventInput): Promise<{ 
 }
 
 // Per resource, the sequence counter is claimed for as many events as this write makes ($1 the resource ids,
-// sorted, $2 how many each), and the rows go in with their sequences, in one statement. The relay is notified by
-// the table's trigger (migration 0007), at commit.
+// sorted, $2 how many each), and the rows go in with their sequences and into the relay's queue, in one statement.
+// The relay is notified by the table's trigger (migration 0007), at commit.
 const INSERT_EVENTS = `
   with claim as (
     insert into event_sequences (resource_id, last_sequence)
@@ -62,7 +62,8 @@ const INSERT_EVENTS = `
     select id, account_id, type, resource_type, resource_id, sequence,
       jsonb_set(payload::jsonb, '{data,sequence}', to_jsonb(sequence)), request_id, created_at::timestamptz
     from event
-    returning id, sequence)
+    returning id, sequence),
+  queued as (insert into unrelayed_events (event_id) select id from inserted)
   select id, sequence from inserted`;
 
 /**
@@ -99,19 +100,21 @@ export async function writeEvents(tx: DbOrTx, inputs: WriteEventInput[]): Promis
 }
 
 const FIRST_SEQUENCE = 'insert into event_sequences (resource_id, last_sequence) values ($1, 1)';
+const QUEUE = 'insert into unrelayed_events (event_id) values ($1)';
 const INSERT_FIRST_EVENT = `
   insert into events (id, account_id, type, resource_type, resource_id, sequence, payload, request_id, created_at)
   values ($1, $2, $3, $4, $5, 1, $6::jsonb, $7, $8::timestamptz)`;
 
 /**
  * The first event of a resource made in this transaction (a new payment), as writes to send with others
- * (`sendTogether`): its sequence is 1 and its counter starts there. A resource that already has events goes through
+ * (`sendTogether`): its sequence is 1 and its counter starts there; it is queued for the relay. A resource that already has events goes through
  * `sendEvents`, which claims the counter.
  */
 export function firstEventParts(input: WriteEventInput): Part[] {
   const row = eventRow(input, 1);
   return [
     { text: FIRST_SEQUENCE, params: [input.resource.id] },
+    { text: QUEUE, params: [row.id] },
     {
       text: INSERT_FIRST_EVENT,
       params: [

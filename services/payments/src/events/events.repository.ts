@@ -1,7 +1,7 @@
 import { type DbOrTx, schema } from '@pps/shared/db';
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 
-const { events } = schema;
+const { events, unrelayedEvents } = schema;
 
 export type EventRow = schema.EventRow;
 
@@ -35,9 +35,9 @@ export async function listEvents(
   return { rows, total: counted?.total ?? 0 };
 }
 
-/** Marks an event relayed, so the relay does not fan it out (its deliveries were made by the caller). */
-export async function markRelayed(db: DbOrTx, id: string, now: Date): Promise<void> {
-  await db.update(events).set({ relayedAt: now }).where(eq(events.id, id));
+/** Takes an event off the relay's queue, so the relay does not fan it out (its deliveries were made by the caller). */
+export async function markRelayed(db: DbOrTx, id: string): Promise<void> {
+  await db.delete(unrelayedEvents).where(eq(unrelayedEvents.eventId, id));
 }
 
 /** Wakes the outbox relay; PostgreSQL sends the notification when the transaction commits. */

@@ -178,7 +178,7 @@ export async function sendTestEvent({ ctx, input }: { ctx: ServiceContext; input
       eventId: written.id,
       now,
     });
-    await markRelayed(tx, written.id, now);
+    await markRelayed(tx, written.id);
     await notifyOutbox(tx);
     const event = await findEvent(tx, written.id);
     if (!event) throw eventErrors.notFound(written.id);

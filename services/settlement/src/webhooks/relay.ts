@@ -5,7 +5,7 @@ import { jobs } from '@pps/shared/queues';
 import type { Queue } from 'bullmq';
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 
-const { events, webhookDeliveries, webhookEndpoints } = schema;
+const { events, unrelayedEvents, webhookDeliveries, webhookEndpoints } = schema;
 
 export type RelayDeps = { db: Db; queue: Queue; batchSize: number };
 
@@ -21,18 +21,19 @@ export const deliveryJobId = (delivery: { id: string; redeliveries: number }) =>
 
 /**
  * Fans unrelayed events out to the subscribed endpoints of their account, as delivery rows, in one transaction:
- * the events are claimed with SKIP LOCKED (several relays never take the same one), the deliveries inserted with
- * ON CONFLICT DO NOTHING (a relay that runs twice creates nothing twice), and the events marked relayed.
+ * the events are claimed off the relay's queue with SKIP LOCKED (several relays never take the same one), oldest id
+ * first, the deliveries inserted with ON CONFLICT DO NOTHING (a relay that runs twice creates nothing twice), and
+ * the events taken off the queue.
  */
 export async function fanOut(deps: RelayDeps): Promise<number> {
   return deps.db.transaction(async (tx) => {
     const claimed = await tx
       .select({ id: events.id, accountId: events.accountId, type: events.type, createdAt: events.createdAt })
-      .from(events)
-      .where(isNull(events.relayedAt))
-      .orderBy(asc(events.createdAt), asc(events.id))
+      .from(unrelayedEvents)
+      .innerJoin(events, eq(events.id, unrelayedEvents.eventId))
+      .orderBy(asc(unrelayedEvents.eventId))
       .limit(deps.batchSize)
-      .for('update', { skipLocked: true });
+      .for('update', { of: unrelayedEvents, skipLocked: true });
     if (claimed.length === 0) return 0;
     const accountIds = [...new Set(claimed.map((event) => event.accountId))];
     const endpoints = await tx
@@ -65,9 +66,8 @@ export async function fanOut(deps: RelayDeps): Promise<number> {
     );
     if (deliveries.length > 0) await tx.insert(webhookDeliveries).values(deliveries).onConflictDoNothing();
     await tx
-      .update(events)
-      .set({ relayedAt: new Date() })
-      .where(sql`${events.id} = any(${textArray(claimed.map((event) => event.id))})`);
+      .delete(unrelayedEvents)
+      .where(sql`${unrelayedEvents.eventId} = any(${textArray(claimed.map((event) => event.id))})`);
     return claimed.length;
   });
 }

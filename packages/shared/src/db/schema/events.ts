@@ -1,10 +1,9 @@
-import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { ts } from './columns';
 
 /**
- * The transactional outbox: every state change writes its event here in the same transaction.
- * The relay moves unrelayed rows to BullMQ; `relayedAt` marks them done.
+ * The transactional outbox: every state change writes its event here in the same transaction. An event row is
+ * written once and never updated; what the relay has still to fan out is queued beside it (`unrelayedEvents`).
  */
 export const events = pgTable(
   'events',
@@ -19,14 +18,21 @@ export const events = pgTable(
     payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
     requestId: text('request_id'),
     createdAt: ts('created_at').notNull().defaultNow(),
-    relayedAt: ts('relayed_at'),
   },
   (t) => [
     index('events_account_created_idx').on(t.accountId, t.createdAt),
     index('events_resource_idx').on(t.resourceId, t.sequence),
-    index('events_unrelayed_idx').on(t.createdAt).where(sql`relayed_at is null`),
   ],
 );
+
+/**
+ * The relay's queue: one narrow row per event not fanned out yet, written with the event and deleted by the relay
+ * in the transaction that makes its deliveries. Marking the event itself (`relayed_at`, until issue 11) rewrote
+ * every event row and its indexes once more. Event ids sort by creation, so the queue is read in id order.
+ */
+export const unrelayedEvents = pgTable('unrelayed_events', {
+  eventId: text('event_id').primaryKey(),
+});
 
 /**
  * The last event sequence of each resource. Writers bump it with one upsert per batch, which also serialises
