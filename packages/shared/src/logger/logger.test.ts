@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { DrizzleQueryError } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createLogger, redactSecrets } from './logger';
 
@@ -71,5 +72,28 @@ describe('logger redaction', () => {
   it('returns a line with no secret as it is (no copy: the hot path pays one look-up per key)', () => {
     const line = { requestId: 'req_1', method: 'POST', path: '/payments', status: 201, ms: 4, nested: { code: 'E1' } };
     expect(redactSecrets(line)).toBe(line);
+  });
+
+  it("keeps a failed query's statement in the log but not its parameters (drizzle puts them in the message)", () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const cause = Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' });
+    const failed = new DrizzleQueryError('insert into customers (email) values ($1)', ['jane@example.com'], cause);
+    createLogger({ level: 'info', destination: sink }).error({ err: failed }, 'unhandled error');
+    const output = lines.join('');
+    expect(output).not.toContain('jane@example.com');
+    const logged = JSON.parse(output).err;
+    // pino adds the cause's message after the error's own.
+    expect(logged.message).toMatch(
+      /^Failed query: insert into customers \(email\) values \(\$1\)\n\(parameters redacted\)/,
+    );
+    expect(logged.stack).toContain('(parameters redacted)');
+    expect(logged.params).toBe('[redacted]');
+    expect(logged.message).toContain('duplicate key value violates unique constraint');
   });
 });

@@ -54,6 +54,7 @@ export function redactSecrets(value: unknown, parentKey = '', depth = 0): unknow
   if (value === null || typeof value !== 'object') return value;
   if (depth > MAX_DEPTH) return '[too deep]';
   if (ArrayBuffer.isView(value)) return value;
+  if (value instanceof Error && value.message.includes(QUERY_PARAMETERS)) return withoutParameters(value, depth);
   let copy: Record<string, unknown> | undefined;
   const inCard = parentKey === 'card';
   const record = value as Record<string, unknown>;
@@ -68,6 +69,30 @@ export function redactSecrets(value: unknown, parentKey = '', depth = 0): unknow
     copy[key] = redacted;
   }
   return copy ?? value;
+}
+
+/**
+ * drizzle's failed-query error says the statement's parameters in its message (`Failed query: …\nparams: …`), and
+ * so in its stack: values a key cannot flag (an email, a name, a hash). The message and stack keep the statement;
+ * the parameters go.
+ */
+const QUERY_PARAMETERS = '\nparams: ';
+
+function withoutParameters(error: Error, depth: number): unknown {
+  const cut = (text: string | undefined) => {
+    if (text === undefined) return text;
+    const at = text.indexOf(QUERY_PARAMETERS);
+    if (at < 0) return text;
+    // The stack goes on with its frames after the message's last line.
+    const frames = text.indexOf('\n    at ', at);
+    return `${text.slice(0, at)}\n(parameters redacted)${frames < 0 ? '' : text.slice(frames)}`;
+  };
+  const copy = shallowCopy(error);
+  Object.defineProperty(copy, 'message', { value: cut(error.message), enumerable: false, configurable: true });
+  Object.defineProperty(copy, 'stack', { value: cut(error.stack), enumerable: false, configurable: true });
+  if ('params' in copy) (copy as { params: unknown }).params = CENSOR;
+  // The cause (a postgres.js error) is walked like any value; the copy no longer matches, so this ends.
+  return redactSecrets(copy, '', depth + 1);
 }
 
 export type { Logger };
