@@ -3,16 +3,21 @@ import { DrizzleQueryError } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createLogger, redactSecrets } from './logger';
 
+/** A logger whose lines are kept, to read what it wrote. */
+function capturedLogger() {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  return { logger: createLogger({ level: 'info', destination: sink }), lines };
+}
+
 describe('logger redaction', () => {
   it('never writes card numbers, security codes, tax ids, bank numbers, keys or tokens', () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    });
-    const logger = createLogger({ level: 'info', destination: sink });
+    const { logger, lines } = capturedLogger();
     logger.info(
       {
         apiKey: 'sk_test_SECRET1',
@@ -75,16 +80,10 @@ describe('logger redaction', () => {
   });
 
   it("keeps a failed query's statement in the log but not its parameters (drizzle puts them in the message)", () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    });
+    const { logger, lines } = capturedLogger();
     const cause = Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' });
     const failed = new DrizzleQueryError('insert into customers (email) values ($1)', ['jane@example.com'], cause);
-    createLogger({ level: 'info', destination: sink }).error({ err: failed }, 'unhandled error');
+    logger.error({ err: failed }, 'unhandled error');
     const output = lines.join('');
     expect(output).not.toContain('jane@example.com');
     const logged = JSON.parse(output).err;
