@@ -4,59 +4,50 @@ import { OUTBOX_CHANNEL } from '@pps/shared/events';
 import type { Logger } from '@pps/shared/logger';
 import type { Queue } from 'bullmq';
 import { enqueueDeliveries, fanOut, requeueStale } from './relay';
+import { wakeableLoop } from './wakeable-loop';
 
 const BATCH = 500;
 const SWEEP_EVERY_MS = 30_000;
+/**
+ * Rounds woken by notifications start at least this far apart: under load each then takes the events of the last
+ * few tens of milliseconds in one transaction, instead of one round per event.
+ */
+const MIN_GAP_MS = 25;
 
 /**
  * The outbox relay loop: woken by PostgreSQL NOTIFY on `pps_outbox` (sent when an event's transaction commits),
- * and every OUTBOX_POLL_INTERVAL_MS anyway, so a missed notification only delays. Each round fans new events
+ * and every OUTBOX_POLL_INTERVAL_MS anyway, so a missed notification only delays; one that comes while a round runs
+ * makes another round right after it. Each round fans new events
  * out to deliveries, then enqueues the deliveries' jobs. Safe in several processes (SKIP LOCKED claims); with
  * Redis down the deliveries wait in PostgreSQL and the next round enqueues them.
  */
 export function startOutboxRelay(deps: { config: Config; db: Db; queue: Queue; log: Logger }) {
   const log = deps.log.child({ module: 'outbox-relay' });
+  const relayDeps = { db: deps.db, queue: deps.queue, batchSize: BATCH };
   let stopped = false;
-  let wake = () => {};
-  const listening = deps.db.$client
-    .listen(OUTBOX_CHANNEL, () => wake())
-    .catch((error) => log.warn({ err: (error as Error).message }, 'LISTEN failed; polling only'));
-
   let lastSweep = 0;
-  const round = async () => {
-    const relayDeps = { db: deps.db, queue: deps.queue, batchSize: BATCH };
-    while (!stopped && (await fanOut(relayDeps)) === BATCH) {}
-    while (!stopped && (await enqueueDeliveries(relayDeps)) === BATCH) {}
-    if (Date.now() - lastSweep > SWEEP_EVERY_MS) {
-      lastSweep = Date.now();
-      const requeued = await requeueStale(relayDeps);
-      if (requeued > 0) log.warn({ requeued }, 'stale webhook deliveries enqueued again');
-    }
-  };
-
-  const running = (async () => {
-    while (!stopped) {
-      try {
-        await round();
-      } catch (error) {
-        log.warn({ err: (error as Error).message }, 'outbox relay round failed; retrying');
+  const loop = wakeableLoop({
+    intervalMs: deps.config.OUTBOX_POLL_INTERVAL_MS,
+    minGapMs: MIN_GAP_MS,
+    onError: (error) => log.warn({ err: (error as Error).message }, 'outbox relay round failed; retrying'),
+    round: async () => {
+      while (!stopped && (await fanOut(relayDeps)) === BATCH) {}
+      while (!stopped && (await enqueueDeliveries(relayDeps)) === BATCH) {}
+      if (Date.now() - lastSweep > SWEEP_EVERY_MS) {
+        lastSweep = Date.now();
+        const requeued = await requeueStale(relayDeps);
+        if (requeued > 0) log.warn({ requeued }, 'stale webhook deliveries enqueued again');
       }
-      if (stopped) break;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, deps.config.OUTBOX_POLL_INTERVAL_MS);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
-  })();
+    },
+  });
+  const listening = deps.db.$client
+    .listen(OUTBOX_CHANNEL, () => loop.wake())
+    .catch((error) => log.warn({ err: (error as Error).message }, 'LISTEN failed; polling only'));
 
   return {
     close: async () => {
       stopped = true;
-      wake();
-      await running;
+      await loop.close();
       const listener = await listening;
       await listener?.unlisten().catch(() => {});
     },
