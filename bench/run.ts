@@ -33,9 +33,10 @@ type Row = {
   p99Ms: number;
   errors: number;
   rssMb: number;
-  /** CPU milliseconds per request: the server's processes, and PostgreSQL's. */
+  /** CPU milliseconds per request: the server's processes, PostgreSQL's, and the load generator's (this process). */
   serverCpuMs: number;
   postgresCpuMs: number;
+  loadGeneratorCpuMs: number;
   vsBaseline?: number;
 };
 
@@ -207,7 +208,9 @@ async function load(scenario: string, mode: Row['mode'], target: Target, options
   const run = autocannon({ url: `${target.base}${path}`, connections: CONNECTIONS, duration: SECONDS, ...rest });
   const pids = [...target.processes.map((child) => child.pid as number), ...(target.pids ?? [])];
   const before = await sampleCpu(pids);
+  const ownBefore = process.cpuUsage();
   const [result, rssMb] = await Promise.all([run, peakRss(pids, run)]);
+  const own = process.cpuUsage(ownBefore);
   const cpu = cpuPerRequest(before, await sampleCpu(pids), result.requests.total);
   const row: Row = {
     scenario,
@@ -219,6 +222,7 @@ async function load(scenario: string, mode: Row['mode'], target: Target, options
     rssMb,
     serverCpuMs: cpu.serverMs,
     postgresCpuMs: cpu.postgresMs,
+    loadGeneratorCpuMs: Number(((own.user + own.system) / 1000 / result.requests.total).toFixed(2)),
   };
   console.log(`${mode.padEnd(22)} ${scenario.padEnd(44)} ${String(row.requestsPerSecond).padStart(7)} req/s`);
   return row;
@@ -226,18 +230,40 @@ async function load(scenario: string, mode: Row['mode'], target: Target, options
 
 // ——— report ———
 
+/**
+ * On a machine whose cores the servers, PostgreSQL and the load generator share, requests per second go as the
+ * inverse of the CPU a request costs them all. So the ratio a scenario could reach if the platform's own processes
+ * cost what the bare server's do is the bare CPU per request over (the bare server's + this scenario's PostgreSQL
+ * and load generator CPU): the part of the gap that the database work alone leaves.
+ */
+function ceilingNote(rows: Row[]): string {
+  const bare = rows.find((row) => row.mode === 'bare');
+  const payment = rows.find((row) => row.mode === 'in-process' && row.scenario.startsWith('POST /payments tokenv3'));
+  if (!bare || !payment) return '';
+  const cost = (row: Row, server: number) => server + row.postgresCpuMs + row.loadGeneratorCpuMs;
+  const ceiling = cost(bare, bare.serverCpuMs) / cost(payment, bare.serverCpuMs);
+  return (
+    `Database-bound ceiling: with its own processes as cheap as the bare server (${bare.serverCpuMs} ms per ` +
+    `request), tokenv3 in-process would reach at most ${ceiling.toFixed(2)} of the baseline; its PostgreSQL CPU ` +
+    `(${payment.postgresCpuMs} ms per payment against ${bare.postgresCpuMs}) alone keeps it there.`
+  );
+}
+
 async function report(rows: Row[], baselines: { baselineFirst: number; baselineLast: number }) {
   const header = `${SECONDS} s per scenario, ${CONNECTIONS} connections, loopback, load generator on the same machine`;
   const table = [
-    '| mode | scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | server CPU ms/req | PostgreSQL CPU ms/req | vs baseline |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| mode | scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | server CPU ms/req | PostgreSQL CPU ms/req | load generator CPU ms/req | vs baseline |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (row) =>
         `| ${row.mode} | ${row.scenario} | ${row.requestsPerSecond} | ${row.p50Ms} | ${row.p99Ms} | ${row.errors} | ` +
-        `${row.rssMb} | ${row.serverCpuMs} | ${row.postgresCpuMs} | ${row.vsBaseline?.toFixed(2)} |`,
+        `${row.rssMb} | ${row.serverCpuMs} | ${row.postgresCpuMs} | ${row.loadGeneratorCpuMs} | ${row.vsBaseline?.toFixed(2)} |`,
     ),
   ].join('\n');
-  const note = `Baseline: mean of ${baselines.baselineFirst} req/s (first) and ${baselines.baselineLast} req/s (last).`;
+  const note = [
+    `Baseline: mean of ${baselines.baselineFirst} req/s (first) and ${baselines.baselineLast} req/s (last).`,
+    ceilingNote(rows),
+  ].join('\n\n');
   console.log(`\n${header}\n\n${table}\n\n${note}\n`);
   const stamp = new Date().toISOString().slice(0, 16).replace(':', '-');
   await mkdir('bench/results', { recursive: true });
