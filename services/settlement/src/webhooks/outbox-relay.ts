@@ -17,9 +17,9 @@ const MIN_GAP_MS = 25;
 /**
  * The outbox relay loop: woken by PostgreSQL NOTIFY on `pps_outbox` (sent when an event's transaction commits),
  * and every OUTBOX_POLL_INTERVAL_MS anyway, so a missed notification only delays; one that comes while a round runs
- * makes another round right after it. Each round fans new events
- * out to deliveries, then enqueues the deliveries' jobs. Safe in several processes (SKIP LOCKED claims); with
- * Redis down the deliveries wait in PostgreSQL and the next round enqueues them.
+ * makes another round follow it. Each round fans new events out to deliveries, then enqueues the deliveries' jobs.
+ * Safe in several processes (SKIP LOCKED claims); with Redis down the deliveries wait in PostgreSQL and the next
+ * round enqueues them.
  */
 export function startOutboxRelay(deps: { config: Config; db: Db; queue: Queue; log: Logger }) {
   const log = deps.log.child({ module: 'outbox-relay' });
@@ -40,8 +40,9 @@ export function startOutboxRelay(deps: { config: Config; db: Db; queue: Queue; l
       }
     },
   });
+  // Woken again whenever LISTEN is (re)established: what committed while nobody listened goes out at once.
   const listening = deps.db.$client
-    .listen(OUTBOX_CHANNEL, () => loop.wake())
+    .listen(OUTBOX_CHANNEL, loop.wake, loop.wake)
     .catch((error) => log.warn({ err: (error as Error).message }, 'LISTEN failed; polling only'));
 
   return {
