@@ -1,4 +1,4 @@
-import { type Db, type DbOrTx, schema } from '@pps/shared/db';
+import { type Db, type DbOrTx, mapSent, type Sent, schema, send } from '@pps/shared/db';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 
 const { accounts, apps, appKeys } = schema;
@@ -15,8 +15,33 @@ export const findApp = async (db: DbOrTx, id: string) =>
 export const listApps = (db: DbOrTx, accountId: string) =>
   db.select().from(apps).where(eq(apps.accountId, accountId)).orderBy(apps.createdAt);
 
-export const findAppKey = async (db: DbOrTx, keyHash: string) =>
-  (await db.select().from(appKeys).where(eq(appKeys.keyHash, keyHash)).limit(1))[0];
+export type KeyWithApp = {
+  appId: string;
+  accountId: string;
+  version: number;
+  superseded: boolean;
+  appKeyVersion: number;
+};
+
+const KEY_WITH_APP = `select k.app_id, a.account_id, k.version, k.superseded_at is not null as superseded,
+    a.key_version as app_key_version
+  from app_keys as k join apps as a on a.id = k.app_id
+  where k.key_hash = $1`;
+
+/** An app key with its app's account and newest key version: one statement, prepared (`POST /auth/token`). */
+export function findAppKeyWithApp(db: DbOrTx, keyHash: string): Sent<KeyWithApp | undefined> {
+  return mapSent(send(db, KEY_WITH_APP, [keyHash]), ([row]) =>
+    row
+      ? {
+          appId: row.app_id as string,
+          accountId: row.account_id as string,
+          version: row.version as number,
+          superseded: row.superseded as boolean,
+          appKeyVersion: row.app_key_version as number,
+        }
+      : undefined,
+  );
+}
 
 /**
  * Issues app key version N+1 and supersedes every older one, atomically: the app row is locked,

@@ -2,7 +2,7 @@ import { randomSecret, sha256Hex } from '@pps/shared/crypto';
 import type { Db } from '@pps/shared/db';
 import { type SigningKeys, signAppToken } from './app-token';
 import { authErrors } from './auth.errors';
-import { findApp, findAppKey, rotateAppKey } from './auth.repository';
+import { findApp, findAppKeyWithApp, rotateAppKey } from './auth.repository';
 import type { AccountSnapshot } from './auth-cache';
 
 /** POST /auth/key: a new app key for an app of the caller's account; older keys and their tokens stop working. */
@@ -21,12 +21,11 @@ export async function createAppToken(
   appKey: string,
   now: Date,
 ) {
-  const key = await findAppKey(deps.db, sha256Hex(appKey));
-  const app = key && (await findApp(deps.db, key.appId));
-  if (!key || !app || app.accountId !== account.id) throw authErrors.invalidAppKey();
-  if (key.supersededAt || key.version !== app.keyVersion) throw authErrors.supersededAppKey();
+  const key = await findAppKeyWithApp(deps.db, sha256Hex(appKey));
+  if (!key || key.accountId !== account.id) throw authErrors.invalidAppKey();
+  if (key.superseded || key.version !== key.appKeyVersion) throw authErrors.supersededAppKey();
   const iat = Math.floor(now.getTime() / 1000);
   const exp = iat + deps.ttlSeconds;
-  const appToken = signAppToken(deps.signingKeys, { sub: app.id, acc: account.id, ver: key.version, iat, exp });
+  const appToken = signAppToken(deps.signingKeys, { sub: key.appId, acc: account.id, ver: key.version, iat, exp });
   return { appToken, expiresAt: new Date(exp * 1000), expiresIn: deps.ttlSeconds };
 }
