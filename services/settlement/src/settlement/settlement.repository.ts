@@ -14,10 +14,14 @@ const SETTLEABLE = ['pending', 'partial_refund', 'refunded'] as const;
  * locks them until the transaction ends. `SKIP LOCKED`: rows another worker (or a refund on that payment)
  * holds are left for the next batch, so two workers never take the same record and nobody waits.
  */
-export async function claimDueRecords(
-  tx: DbOrTx,
-  input: { now: Date; limit: number; accountId?: string },
-): Promise<DueRecord[]> {
+export function claimDueRecords(tx: DbOrTx, input: { now: Date; limit: number; accountId?: string }) {
+  // The latest clock of the accounts in question bounds every due settle_at, so the due index is read as a range;
+  // each account's own offset then applies row by row. Without the bound the index was read whole: every unsettled
+  // record, each joined to its account, on every pass (issue 11).
+  const latestOffset = input.accountId
+    ? sql`(select ${accounts.clockOffsetSeconds} from ${accounts} where ${accounts.id} = ${input.accountId})`
+    : sql`(select max(${accounts.clockOffsetSeconds}) from ${accounts})`;
+  const now = sql`${input.now.toISOString()}::timestamptz`;
   return tx
     .select({ payment: payments, clockOffsetSeconds: accounts.clockOffsetSeconds })
     .from(payments)
@@ -27,7 +31,8 @@ export async function claimDueRecords(
         isNull(payments.settledAt),
         isNotNull(payments.settleAt),
         inArray(payments.status, [...SETTLEABLE]),
-        sql`${payments.settleAt} <= ${input.now.toISOString()}::timestamptz + make_interval(secs => ${accounts.clockOffsetSeconds})`,
+        sql`${payments.settleAt} <= ${now} + make_interval(secs => ${latestOffset})`,
+        sql`${payments.settleAt} <= ${now} + make_interval(secs => ${accounts.clockOffsetSeconds})`,
         input.accountId ? eq(payments.accountId, input.accountId) : undefined,
       ),
     )

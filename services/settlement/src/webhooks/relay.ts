@@ -1,4 +1,4 @@
-import type { Db } from '@pps/shared/db';
+import type { Db, DbOrTx } from '@pps/shared/db';
 import { schema, textArray } from '@pps/shared/db';
 import { newId } from '@pps/shared/ids';
 import { jobs } from '@pps/shared/queues';
@@ -27,13 +27,7 @@ export const deliveryJobId = (delivery: { id: string; redeliveries: number }) =>
  */
 export async function fanOut(deps: RelayDeps): Promise<number> {
   return deps.db.transaction(async (tx) => {
-    const claimed = await tx
-      .select({ id: events.id, accountId: events.accountId, type: events.type, createdAt: events.createdAt })
-      .from(unrelayedEvents)
-      .innerJoin(events, eq(events.id, unrelayedEvents.eventId))
-      .orderBy(asc(unrelayedEvents.eventId))
-      .limit(deps.batchSize)
-      .for('update', { of: unrelayedEvents, skipLocked: true });
+    const claimed = await claimUnrelayed(tx, deps.batchSize);
     if (claimed.length === 0) return 0;
     const accountIds = [...new Set(claimed.map((event) => event.accountId))];
     const endpoints = await tx
@@ -73,6 +67,26 @@ export async function fanOut(deps: RelayDeps): Promise<number> {
 }
 
 /**
+ * Claims up to `limit` events off the relay's queue, oldest id first, with SKIP LOCKED; the events are then read
+ * by id. A join of the queue and the events let the planner merge them along the events' primary key, reading
+ * every event ever written to find the few queued: its estimate of the queue comes from the last ANALYZE, which a
+ * burst leaves at thousands of rows, so each round cost in proportion to the events table (issue 11).
+ */
+export function claimUnrelayed(db: DbOrTx, limit: number) {
+  const queued = db
+    .select({ id: unrelayedEvents.eventId })
+    .from(unrelayedEvents)
+    .orderBy(asc(unrelayedEvents.eventId))
+    .limit(limit)
+    .for('update', { skipLocked: true });
+  return db
+    .select({ id: events.id, accountId: events.accountId, type: events.type, createdAt: events.createdAt })
+    .from(events)
+    .where(sql`${events.id} = any(array(${queued}))`)
+    .orderBy(asc(events.id));
+}
+
+/**
  * Enqueues the delivery jobs of pending deliveries not enqueued yet (new ones, reopened ones), then marks them,
  * in one transaction. The job id is the delivery's: a relay that dies after enqueueing and before marking makes
  * the next one add the same job ids, which BullMQ ignores. With Redis down, nothing is marked and the deliveries
@@ -104,7 +118,22 @@ export async function enqueueDeliveries(deps: RelayDeps): Promise<number> {
  * ignored; a live one (waiting, delayed, active) is left alone, so this never doubles a delivery in flight.
  */
 export async function requeueStale(deps: RelayDeps, now = new Date()): Promise<number> {
-  const stale = await deps.db
+  const stale = await staleDeliveries(deps.db, now, deps.batchSize);
+  for (const delivery of stale) {
+    const job = await deps.queue.getJob(deliveryJobId(delivery));
+    const state = job ? await job.getState() : 'missing';
+    if (job && (state === 'failed' || state === 'completed')) await job.remove();
+  }
+  if (stale.length > 0) await deps.queue.addBulk(stale.map(deliveryJob));
+  return stale.length;
+}
+
+/**
+ * Pending deliveries whose job went out over two minutes ago and whose next attempt is over a minute late; read
+ * along the in-flight index (pending and enqueued), so the sweep never scans the deliveries already done.
+ */
+export function staleDeliveries(db: DbOrTx, now: Date, limit: number) {
+  return db
     .select(jobColumns)
     .from(webhookDeliveries)
     .where(
@@ -114,14 +143,7 @@ export async function requeueStale(deps: RelayDeps, now = new Date()): Promise<n
         sql`coalesce(${webhookDeliveries.nextAttemptAt}, ${webhookDeliveries.enqueuedAt}) < ${new Date(now.getTime() - 60_000).toISOString()}::timestamptz`,
       ),
     )
-    .limit(deps.batchSize);
-  for (const delivery of stale) {
-    const job = await deps.queue.getJob(deliveryJobId(delivery));
-    const state = job ? await job.getState() : 'missing';
-    if (job && (state === 'failed' || state === 'completed')) await job.remove();
-  }
-  if (stale.length > 0) await deps.queue.addBulk(stale.map(deliveryJob));
-  return stale.length;
+    .limit(limit);
 }
 
 const deliveryJob = (delivery: { id: string; endpointId: string; redeliveries: number }) => ({

@@ -62,6 +62,10 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_endpoint_created_idx').on(t.endpointId, t.createdAt),
     index('webhook_deliveries_event_idx').on(t.eventId),
     index('webhook_deliveries_to_enqueue_idx').on(t.createdAt).where(sql`enqueued_at is null and status = 'pending'`),
+    // The stale sweep's: pending deliveries by when their job went out (those in flight, not every one ever made).
+    index('webhook_deliveries_in_flight_idx')
+      .on(t.enqueuedAt)
+      .where(sql`status = 'pending' and enqueued_at is not null`),
   ],
 );
 

@@ -1,0 +1,1 @@
+CREATE INDEX "webhook_deliveries_in_flight_idx" ON "webhook_deliveries" USING btree ("enqueued_at") WHERE status = 'pending' and enqueued_at is not null;

@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimDueRecords } from '../services/settlement/src/settlement/settlement.repository';
+import { claimUnrelayed, staleDeliveries } from '../services/settlement/src/webhooks/relay';
+import { createMerchant } from './fixtures/merchants';
+import { createCardToken, createPayment, tokenv3Body } from './fixtures/payments';
+import { type Credentials, createTestStack, type TestStack } from './harness';
+
+/**
+ * The background rounds (the outbox relay, the settlement pass, the stale-delivery sweep) read the few rows they
+ * take, not the tables they take them from: each claim runs under EXPLAIN ANALYZE beside thousands of rows it must
+ * not touch, and the rows its plan read from that table are counted. A plan that scans a table whole shows as a
+ * count in CI, never as a time (issue 11).
+ */
+
+/** Rows that were done with long ago, beside the few each claim should find. */
+const BYSTANDERS = 4000;
+
+let stack: TestStack;
+let creds: Credentials;
+
+beforeAll(async () => {
+  stack = await createTestStack();
+  creds = await stack.createAccount('Background scans');
+});
+afterAll(() => stack?.close());
+
+type PlanNode = {
+  'Relation Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+  Plans?: PlanNode[];
+};
+
+/** Runs the query under EXPLAIN ANALYZE: its rows, and how many rows its plan read from `table`. */
+async function rowsRead(query: { toSQL(): { sql: string; params: unknown[] } }, table: string) {
+  const { sql, params } = query.toSQL();
+  const [row] = await stack.sql.unsafe(`explain (analyze, format json) ${sql}`, params as never[]);
+  const [{ Plan: plan }] = row!['QUERY PLAN'] as [{ Plan: PlanNode }];
+  const walk = (node: PlanNode): number =>
+    (node['Relation Name'] === table
+      ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) *
+        node['Actual Loops']
+      : 0) + (node.Plans ?? []).reduce((sum, child) => sum + walk(child), 0);
+  return { read: walk(plan), found: plan['Actual Rows'] };
+}
+
+describe('what a background round reads', () => {
+  it('the outbox relay reads the queued events, even with the queue analysed at a burst', async () => {
+    // A burst: thousands of events queued, analysed there, then relayed. The statistics still say the queue is
+    // large, as they do in production after any burst until autovacuum analyses it again.
+    await stack.sql`
+      insert into events (id, account_id, type, resource_type, resource_id, sequence, payload)
+      select 'evt_burst' || lpad(i::text, 6, '0'), ${creds.accountId}, 'payment.created', 'payment',
+        'pay_burst' || i, 1, '{}'::jsonb
+      from generate_series(1, ${BYSTANDERS}) i`;
+    await stack.sql`insert into unrelayed_events (event_id) select id from events where id like 'evt_burst%'`;
+    await stack.sql`analyze events`;
+    await stack.sql`analyze unrelayed_events`;
+    await stack.sql`delete from unrelayed_events`;
+    // Three new events queued; their ids sort after every other, as new ids do.
+    await stack.sql`
+      insert into events (id, account_id, type, resource_type, resource_id, sequence, payload)
+      select 'evt_new' || i, ${creds.accountId}, 'payment.created', 'payment', 'pay_new' || i, 1, '{}'::jsonb
+      from generate_series(1, 3) i`;
+    await stack.sql`insert into unrelayed_events (event_id) select id from events where id like 'evt_new%'`;
+
+    expect(await rowsRead(claimUnrelayed(stack.db, 500), 'events')).toEqual({ read: 3, found: 3 });
+  });
+
+  it('the settlement pass reads the due records, not every unsettled one', async () => {
+    const [merchantId, tokenId] = await Promise.all([createMerchant(stack, creds), createCardToken(stack, creds)]);
+    const template = (await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }))).body.data.id;
+    // Copies of a real record: the template itself settles in two business days, the bystanders in a week,
+    // and three were due an hour ago.
+    const copy = (prefix: string, count: number, settleAt: string) => stack.sql`
+      insert into payments
+      select (jsonb_populate_record(p, jsonb_build_object(
+        'id', ${prefix} || i, 'request_id', null, 'settle_at', ${settleAt}::timestamptz))).*
+      from payments p, generate_series(1, ${count}) i where p.id = ${template}`;
+    await copy('pay_later', BYSTANDERS, new Date(Date.now() + 7 * 86_400_000).toISOString());
+    await copy('pay_due', 3, new Date(Date.now() - 3_600_000).toISOString());
+    await stack.sql`analyze payments`;
+
+    const now = new Date();
+    expect(await rowsRead(claimDueRecords(stack.db, { now, limit: 500 }), 'payments')).toEqual({ read: 3, found: 3 });
+    expect(
+      await rowsRead(claimDueRecords(stack.db, { now, limit: 500, accountId: creds.accountId }), 'payments'),
+    ).toEqual({ read: 3, found: 3 });
+  });
+
+  it('the stale sweep reads the deliveries in flight, not every delivery ever made', async () => {
+    const [endpoint] = await stack.sql`
+      insert into webhook_endpoints (id, account_id, url, events, secret_enc, created_at, updated_at)
+      values ('whk_scans', ${creds.accountId}, 'https://receiver.example.com/hooks', '["*"]', 'unused', now(), now())
+      returning id`;
+    const delivery = (prefix: string, count: number, status: string) => stack.sql`
+      insert into webhook_deliveries (id, account_id, endpoint_id, event_id, status, enqueued_at, created_at, updated_at)
+      select ${prefix} || i, ${creds.accountId}, ${endpoint!.id}, ${prefix} || i, ${status},
+        now() - interval '1 day', now() - interval '1 day', now() - interval '1 day'
+      from generate_series(1, ${count}) i`;
+    await delivery('dlv_done', BYSTANDERS, 'succeeded');
+    await delivery('dlv_stuck', 1, 'pending');
+    await stack.sql`analyze webhook_deliveries`;
+
+    expect(await rowsRead(staleDeliveries(stack.db, new Date(), 500), 'webhook_deliveries')).toEqual({
+      read: 1,
+      found: 1,
+    });
+  });
+});
