@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimDueRecords } from '../services/settlement/src/settlement/settlement.repository';
+import { dueRecords, latestClock } from '../services/settlement/src/settlement/settlement.repository';
 import { claimUnrelayed, staleDeliveries } from '../services/settlement/src/webhooks/relay';
 import { createMerchant } from './fixtures/merchants';
 import { createCardToken, createPayment, tokenv3Body } from './fixtures/payments';
@@ -69,25 +69,46 @@ describe('what a background round reads', () => {
     expect(await rowsRead(claimUnrelayed(stack.db, 500), 'events')).toEqual({ read: 3, found: 3 });
   });
 
-  it('the settlement pass reads the due records, not every unsettled one', async () => {
-    const [merchantId, tokenId] = await Promise.all([createMerchant(stack, creds), createCardToken(stack, creds)]);
-    const template = (await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }))).body.data.id;
-    // Copies of a real record: the template itself settles in two business days, the bystanders in a week,
-    // and three were due an hour ago.
-    const copy = (prefix: string, count: number, settleAt: string) => stack.sql`
-      insert into payments
-      select (jsonb_populate_record(p, jsonb_build_object(
-        'id', ${prefix} || i, 'request_id', null, 'settle_at', ${settleAt}::timestamptz))).*
-      from payments p, generate_series(1, ${count}) i where p.id = ${template}`;
-    await copy('pay_later', BYSTANDERS, new Date(Date.now() + 7 * 86_400_000).toISOString());
-    await copy('pay_due', 3, new Date(Date.now() - 3_600_000).toISOString());
-    await stack.sql`analyze payments`;
+  describe('the settlement pass', () => {
+    /** Runs the pass's claim as it would: bounded by the latest clock of the accounts in question. */
+    const claim = async (input: { limit: number; accountId?: string }) => {
+      const now = new Date();
+      const latest = await latestClock(stack.db, { now, ...input });
+      return rowsRead(dueRecords(stack.db, { now, latest: latest!, ...input }), 'payments');
+    };
 
-    const now = new Date();
-    expect(await rowsRead(claimDueRecords(stack.db, { now, limit: 500 }), 'payments')).toEqual({ read: 3, found: 3 });
-    expect(
-      await rowsRead(claimDueRecords(stack.db, { now, limit: 500, accountId: creds.accountId }), 'payments'),
-    ).toEqual({ read: 3, found: 3 });
+    beforeAll(async () => {
+      const [merchantId, tokenId] = await Promise.all([createMerchant(stack, creds), createCardToken(stack, creds)]);
+      const template = (await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }))).body.data.id;
+      // Copies of a real record, as a table looks in production: mostly history settled long ago, the records of
+      // the last days waiting (the template itself settles in two business days, these in a week), and three
+      // that fell due an hour ago.
+      const copy = (prefix: string, count: number, settleAt: string, settledAt: string | null) => stack.sql`
+        insert into payments
+        select (jsonb_populate_record(p, jsonb_build_object('id', ${prefix} || i, 'request_id', null,
+          'settle_at', ${settleAt}::timestamptz, 'settled_at', ${settledAt}::timestamptz,
+          'status', case when ${settledAt}::timestamptz is null then p.status else 'completed' end))).*
+        from payments p, generate_series(1, ${count}) i where p.id = ${template}`;
+      const day = 86_400_000;
+      const monthAgo = new Date(Date.now() - 30 * day).toISOString();
+      await copy('pay_history', 2 * BYSTANDERS, monthAgo, monthAgo);
+      await copy('pay_later', BYSTANDERS, new Date(Date.now() + 7 * day).toISOString(), null);
+      await copy('pay_due', 3, new Date(Date.now() - 3_600_000).toISOString(), null);
+      await stack.sql`analyze payments`;
+    });
+
+    it('reads the due records, not every unsettled one', async () => {
+      expect(await claim({ limit: 500 })).toEqual({ read: 3, found: 3 });
+      expect(await claim({ limit: 500, accountId: creds.accountId })).toEqual({ read: 3, found: 3 });
+    });
+
+    it('reads one batch when a whole day falls due at the same midnight', async () => {
+      // Every record of a processing day settles at the same Pacific midnight: the due rows tie on settle_at, and
+      // the batch's order (settle_at, id) must come from the index, not from sorting the day.
+      await stack.sql`update payments set settle_at = now() - interval '1 hour' where id like 'pay_later%'`;
+      await stack.sql`analyze payments`;
+      expect(await claim({ limit: 100 })).toEqual({ read: 100, found: 100 });
+    });
   });
 
   it('the stale sweep reads the deliveries in flight, not every delivery ever made', async () => {

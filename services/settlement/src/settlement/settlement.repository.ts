@@ -1,5 +1,5 @@
 import { type DbOrTx, schema, textArray } from '@pps/shared/db';
-import { and, asc, eq, inArray, isNotNull, isNull, like, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, like, max, sql } from 'drizzle-orm';
 
 const { accounts, ledgerEntries, payments, settlementBatches } = schema;
 
@@ -14,14 +14,33 @@ const SETTLEABLE = ['pending', 'partial_refund', 'refunded'] as const;
  * locks them until the transaction ends. `SKIP LOCKED`: rows another worker (or a refund on that payment)
  * holds are left for the next batch, so two workers never take the same record and nobody waits.
  */
-export function claimDueRecords(tx: DbOrTx, input: { now: Date; limit: number; accountId?: string }) {
-  // The latest clock of the accounts in question bounds every due settle_at, so the due index is read as a range;
-  // each account's own offset then applies row by row. Without the bound the index was read whole: every unsettled
-  // record, each joined to its account, on every pass (issue 11).
-  const latestOffset = input.accountId
-    ? sql`(select ${accounts.clockOffsetSeconds} from ${accounts} where ${accounts.id} = ${input.accountId})`
-    : sql`(select max(${accounts.clockOffsetSeconds}) from ${accounts})`;
-  const now = sql`${input.now.toISOString()}::timestamptz`;
+export async function claimDueRecords(
+  tx: DbOrTx,
+  input: { now: Date; limit: number; accountId?: string },
+): Promise<DueRecord[]> {
+  const latest = await latestClock(tx, input);
+  return latest ? dueRecords(tx, { ...input, latest }) : [];
+}
+
+/**
+ * The latest clock among the accounts in question (the one account, or all): no record of theirs is due after it.
+ * Sent as a value of its own, so the planner of the claim knows how far the due range goes.
+ */
+export async function latestClock(tx: DbOrTx, input: { now: Date; accountId?: string }): Promise<Date | undefined> {
+  const [row] = await tx
+    .select({ offset: max(accounts.clockOffsetSeconds) })
+    .from(accounts)
+    .where(input.accountId ? eq(accounts.id, input.accountId) : undefined);
+  return row?.offset == null ? undefined : new Date(input.now.getTime() + row.offset * 1000);
+}
+
+/**
+ * The claim, read along the due index (`settle_at, id`) as a range up to `latest`, in the order it takes the
+ * records; each account's own clock then applies row by row. Without the bound the planner read the whole index
+ * (every unsettled record, each joined to its account) on every pass, and without the id in the index it sorted
+ * every due record for each batch, since a day's records all settle at the same Pacific midnight (issue 11).
+ */
+export function dueRecords(tx: DbOrTx, input: { now: Date; latest: Date; limit: number; accountId?: string }) {
   return tx
     .select({ payment: payments, clockOffsetSeconds: accounts.clockOffsetSeconds })
     .from(payments)
@@ -31,8 +50,8 @@ export function claimDueRecords(tx: DbOrTx, input: { now: Date; limit: number; a
         isNull(payments.settledAt),
         isNotNull(payments.settleAt),
         inArray(payments.status, [...SETTLEABLE]),
-        sql`${payments.settleAt} <= ${now} + make_interval(secs => ${latestOffset})`,
-        sql`${payments.settleAt} <= ${now} + make_interval(secs => ${accounts.clockOffsetSeconds})`,
+        sql`${payments.settleAt} <= ${input.latest.toISOString()}::timestamptz`,
+        sql`${payments.settleAt} <= ${input.now.toISOString()}::timestamptz + make_interval(secs => ${accounts.clockOffsetSeconds})`,
         input.accountId ? eq(payments.accountId, input.accountId) : undefined,
       ),
     )

@@ -97,8 +97,11 @@ export const payments = pgTable(
       .where(sql`split_merchant_id is not null`),
     index('payments_account_created_idx').on(t.accountId, t.createdAt.desc()),
     index('payments_parent_idx').on(t.parentPaymentId).where(sql`parent_payment_id is not null`),
-    /** What a settlement pass claims: records with a settlement date not settled yet. */
-    index('payments_due_idx').on(t.settleAt).where(sql`settled_at is null and settle_at is not null`),
+    /**
+     * What a settlement pass claims: records with a settlement date not settled yet, in the order it takes them.
+     * A day's records all settle at the same midnight, so without the id a batch sorted the whole day.
+     */
+    index('payments_due_idx').on(t.settleAt, t.id).where(sql`settled_at is null and settle_at is not null`),
   ],
 );
 
