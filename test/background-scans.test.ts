@@ -3,6 +3,7 @@ import { dueRecords, latestClock } from '../services/settlement/src/settlement/s
 import { claimUnrelayed, staleDeliveries } from '../services/settlement/src/webhooks/relay';
 import { createMerchant } from './fixtures/merchants';
 import { createCardToken, createPayment, tokenv3Body } from './fixtures/payments';
+import { rowsRead, statementOf } from './fixtures/plans';
 import { type Credentials, createTestStack, type TestStack } from './harness';
 
 /**
@@ -24,27 +25,9 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-type PlanNode = {
-  'Relation Name'?: string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  'Rows Removed by Filter'?: number;
-  'Rows Removed by Index Recheck'?: number;
-  Plans?: PlanNode[];
-};
-
-/** Runs the query under EXPLAIN ANALYZE: its rows, and how many rows its plan read from `table`. */
-async function rowsRead(query: { toSQL(): { sql: string; params: unknown[] } }, table: string) {
-  const { sql, params } = query.toSQL();
-  const [row] = await stack.sql.unsafe(`explain (analyze, format json) ${sql}`, params as never[]);
-  const [{ Plan: plan }] = row!['QUERY PLAN'] as [{ Plan: PlanNode }];
-  const walk = (node: PlanNode): number =>
-    (node['Relation Name'] === table
-      ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) *
-        node['Actual Loops']
-      : 0) + (node.Plans ?? []).reduce((sum, child) => sum + walk(child), 0);
-  return { read: walk(plan), found: plan['Actual Rows'] };
-}
+/** How many rows the query's plan read from `table`, and how many it found. */
+const rowsReadBy = (query: Parameters<typeof statementOf>[0], table: string) =>
+  rowsRead(stack.sql, statementOf(query), table);
 
 describe('what a background round reads', () => {
   it('the outbox relay reads the queued events, even with the queue analysed at a burst', async () => {
@@ -66,7 +49,7 @@ describe('what a background round reads', () => {
       from generate_series(1, 3) i`;
     await stack.sql`insert into unrelayed_events (event_id) select id from events where id like 'evt_new%'`;
 
-    expect(await rowsRead(claimUnrelayed(stack.db, 500), 'events')).toEqual({ read: 3, found: 3 });
+    expect(await rowsReadBy(claimUnrelayed(stack.db, 500), 'events')).toEqual({ read: 3, found: 3 });
   });
 
   describe('the settlement pass', () => {
@@ -74,7 +57,7 @@ describe('what a background round reads', () => {
     const claim = async (input: { limit: number; accountId?: string }) => {
       const now = new Date();
       const latest = await latestClock(stack.db, { now, ...input });
-      return rowsRead(dueRecords(stack.db, { now, latest: latest!, ...input }), 'payments');
+      return rowsReadBy(dueRecords(stack.db, { now, latest: latest!, ...input }), 'payments');
     };
 
     beforeAll(async () => {
@@ -125,7 +108,7 @@ describe('what a background round reads', () => {
     await delivery('dlv_stuck', 1, 'pending');
     await stack.sql`analyze webhook_deliveries`;
 
-    expect(await rowsRead(staleDeliveries(stack.db, new Date(), 500), 'webhook_deliveries')).toEqual({
+    expect(await rowsReadBy(staleDeliveries(stack.db, new Date(), 500), 'webhook_deliveries')).toEqual({
       read: 1,
       found: 1,
     });

@@ -42,8 +42,8 @@ export async function createTestStack(
     settlement?: boolean;
     /** The logger of every part (silent by default); a test that reads the log output passes its own. */
     log?: Logger;
-    /** Sees every statement the stack sends to PostgreSQL. */
-    onQuery?: (query: string) => void;
+    /** Sees every statement the stack sends to PostgreSQL, with its parameters. */
+    onQuery?: (query: string, params: readonly unknown[]) => void;
     /** Connections in the pool (8 by default). */
     poolSize?: number;
   } = {},

@@ -16,13 +16,15 @@ export function createDatabase(
   url: string,
   options: {
     max?: number;
-    /** Sees every statement sent (the round-trip test counts them). */
-    onQuery?: (query: string) => void;
+    /** Sees every statement sent, with its parameters (tests count them, and explain them). */
+    onQuery?: (query: string, params: readonly unknown[]) => void;
   } = {},
 ): Database {
   const sql = postgres(url, {
     max: options.max ?? 10,
-    ...(options.onQuery ? { debug: (_connection: number, query: string) => options.onQuery?.(query) } : {}),
+    ...(options.onQuery
+      ? { debug: (_connection: number, query: string, params: unknown[]) => options.onQuery?.(query, params) }
+      : {}),
     onnotice: () => {},
     // bigint columns come back as JS numbers through drizzle's { mode: 'number' }; cents stay
     // far below 2^53 (the maximum amount is 10^8 cents).

@@ -1,7 +1,8 @@
 import type { DbOrTx } from '@pps/shared/db';
 import { mapSent, type Part, type Sent, schema, send, tableCodec } from '@pps/shared/db';
 import type { PaymentStatus } from '@pps/shared/states';
-import { and, count, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gte, lt, ne, or, type SQL } from 'drizzle-orm';
+import { unionAll } from 'drizzle-orm/pg-core';
 
 const { merchants, payments } = schema;
 
@@ -96,27 +97,40 @@ export type PaymentListFilter = {
   offset: number;
 };
 
-/** A merchant's records, as primary or as split receiver, newest first, with the total of the filter. */
+/**
+ * A merchant's records, as primary or as split receiver, newest first, with the total of the filter. The page is
+ * a union of the two roles, each read newest first along its own index and cut at the page's end, so a page reads
+ * about its own rows; `merchant_id = $1 or split_merchant_id = $1` read every record of the merchant and sorted
+ * them for each page (issue 11). A split never names its primary merchant, so the roles never overlap; the second
+ * branch says so anyway.
+ */
 export async function listMerchantPayments(
   db: DbOrTx,
   filter: PaymentListFilter,
 ): Promise<{ rows: Payment[]; total: number }> {
-  const conditions: SQL[] = [
-    or(eq(payments.merchantId, filter.merchantId), eq(payments.splitMerchantId, filter.merchantId))!,
-  ];
+  const conditions: SQL[] = [];
   if (filter.status) conditions.push(eq(payments.status, filter.status));
   if (filter.startDate) conditions.push(gte(payments.createdAt, filter.startDate));
   if (filter.endDate) conditions.push(lt(payments.createdAt, filter.endDate));
-  const where = and(...conditions);
-  const [rows, totals] = await Promise.all([
+  const asPrimary = eq(payments.merchantId, filter.merchantId);
+  const asSplit = and(eq(payments.splitMerchantId, filter.merchantId), ne(payments.merchantId, filter.merchantId));
+  const newestFirst = [desc(payments.createdAt), desc(payments.id)];
+  const role = (which: SQL | undefined) =>
     db
       .select()
       .from(payments)
-      .where(where)
-      .orderBy(desc(payments.createdAt), desc(payments.id))
+      .where(and(which, ...conditions))
+      .orderBy(...newestFirst)
+      .limit(filter.offset + filter.limit);
+  const [rows, totals] = await Promise.all([
+    unionAll(role(asPrimary), role(asSplit))
+      .orderBy(...newestFirst)
       .limit(filter.limit)
       .offset(filter.offset),
-    db.select({ total: count() }).from(payments).where(where),
+    db
+      .select({ total: count() })
+      .from(payments)
+      .where(and(or(asPrimary, eq(payments.splitMerchantId, filter.merchantId)), ...conditions)),
   ]);
   return { rows, total: totals[0]?.total ?? 0 };
 }

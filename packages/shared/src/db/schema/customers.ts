@@ -23,7 +23,7 @@ export const customers = pgTable(
     ...timestamps,
   },
   (t) => [
-    index('customers_account_created_idx').on(t.accountId, t.createdAt.desc(), t.id.desc()),
+    index('customers_account_created_idx').on(t.accountId, t.createdAt, t.id),
     index('customers_account_external_idx').on(t.accountId, t.externalId),
     index('customers_account_merchant_idx').on(t.accountId, t.merchantId),
   ],

@@ -21,6 +21,8 @@ export const events = pgTable(
   },
   (t) => [
     index('events_account_created_idx').on(t.accountId, t.createdAt),
+    // `GET /events?type=`: one type's events newest first, without reading the account's others.
+    index('events_account_type_created_idx').on(t.accountId, t.type, t.createdAt, t.id),
     index('events_resource_idx').on(t.resourceId, t.sequence),
   ],
 );

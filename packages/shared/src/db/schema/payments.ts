@@ -91,11 +91,13 @@ export const payments = pgTable(
     updatedAt: ts('updated_at').notNull(),
   },
   (t) => [
-    index('payments_merchant_created_idx').on(t.merchantId, t.createdAt.desc(), t.id.desc()),
+    // Listing indexes are ascending and read backward for newest first. drizzle's `.desc()` makes `DESC NULLS
+    // LAST`, which `ORDER BY … desc` (nulls first) cannot use: every listing sorted all its rows (issue 11).
+    index('payments_merchant_created_idx').on(t.merchantId, t.createdAt, t.id),
     index('payments_split_merchant_created_idx')
-      .on(t.splitMerchantId, t.createdAt.desc(), t.id.desc())
+      .on(t.splitMerchantId, t.createdAt, t.id)
       .where(sql`split_merchant_id is not null`),
-    index('payments_account_created_idx').on(t.accountId, t.createdAt.desc()),
+    index('payments_account_created_idx').on(t.accountId, t.createdAt),
     index('payments_parent_idx').on(t.parentPaymentId).where(sql`parent_payment_id is not null`),
     /**
      * What a settlement pass claims: records with a settlement date not settled yet, in the order it takes them.

@@ -53,7 +53,7 @@ export const achFiles = pgTable(
     contentEnc: text('content').notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
-  (t) => [index('ach_files_created_idx').on(t.createdAt.desc(), t.id.desc())],
+  (t) => [index('ach_files_created_idx').on(t.createdAt, t.id)],
 );
 
 export type SettlementBatch = typeof settlementBatches.$inferSelect;

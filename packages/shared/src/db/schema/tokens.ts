@@ -31,8 +31,8 @@ export const tokens = pgTable(
     ...timestamps,
   },
   (t) => [
-    index('tokens_account_created_idx').on(t.accountId, t.createdAt.desc(), t.id.desc()),
-    index('tokens_customer_created_idx').on(t.customerId, t.createdAt.desc(), t.id.desc()),
+    index('tokens_account_created_idx').on(t.accountId, t.createdAt, t.id),
+    index('tokens_customer_created_idx').on(t.customerId, t.createdAt, t.id),
   ],
 );
 
