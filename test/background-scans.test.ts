@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dueRecords, latestClock } from '../services/settlement/src/settlement/settlement.repository';
+import { accountClock, accountsAhead, dueRecords } from '../services/settlement/src/settlement/settlement.repository';
 import { claimUnrelayed, staleDeliveries } from '../services/settlement/src/webhooks/relay';
 import { createMerchant } from './fixtures/merchants';
 import { createCardToken, createPayment, tokenv3Body } from './fixtures/payments';
@@ -53,36 +53,53 @@ describe('what a background round reads', () => {
   });
 
   describe('the settlement pass', () => {
-    /** Runs the pass's claim as it would: bounded by the latest clock of the accounts in question. */
+    /** Runs a claim of the pass as it would: every account by the real clock, or one account by its own. */
     const claim = async (input: { limit: number; accountId?: string }) => {
       const now = new Date();
-      const latest = await latestClock(stack.db, { now, ...input });
-      return rowsReadBy(dueRecords(stack.db, { now, latest: latest!, ...input }), 'payments');
+      const clock = input.accountId ? await accountClock(stack.db, input.accountId, now) : now;
+      return rowsReadBy(dueRecords(stack.db, { clock: clock!, ...input }), 'payments');
     };
+    let template: string;
+    /** Copies of a real record (another account's, with `accountId`). */
+    const copy = (prefix: string, count: number, settleAt: Date, settledAt: Date | null, accountId?: string) =>
+      stack.sql`
+        insert into payments
+        select (jsonb_populate_record(p, jsonb_build_object('id', ${prefix} || i, 'request_id', null,
+          'account_id', coalesce(${accountId ?? null}::text, p.account_id),
+          'settle_at', ${settleAt.toISOString()}::timestamptz, 'settled_at', ${settledAt?.toISOString() ?? null}::timestamptz,
+          'status', case when ${settledAt?.toISOString() ?? null}::timestamptz is null then p.status else 'completed' end))).*
+        from payments p, generate_series(1, ${count}) i where p.id = ${template}`;
+    const DAY = 86_400_000;
+    const fromNow = (ms: number) => new Date(Date.now() + ms);
 
     beforeAll(async () => {
       const [merchantId, tokenId] = await Promise.all([createMerchant(stack, creds), createCardToken(stack, creds)]);
-      const template = (await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }))).body.data.id;
-      // Copies of a real record, as a table looks in production: mostly history settled long ago, the records of
-      // the last days waiting (the template itself settles in two business days, these in a week), and three
-      // that fell due an hour ago.
-      const copy = (prefix: string, count: number, settleAt: string, settledAt: string | null) => stack.sql`
-        insert into payments
-        select (jsonb_populate_record(p, jsonb_build_object('id', ${prefix} || i, 'request_id', null,
-          'settle_at', ${settleAt}::timestamptz, 'settled_at', ${settledAt}::timestamptz,
-          'status', case when ${settledAt}::timestamptz is null then p.status else 'completed' end))).*
-        from payments p, generate_series(1, ${count}) i where p.id = ${template}`;
-      const day = 86_400_000;
-      const monthAgo = new Date(Date.now() - 30 * day).toISOString();
-      await copy('pay_history', 2 * BYSTANDERS, monthAgo, monthAgo);
-      await copy('pay_later', BYSTANDERS, new Date(Date.now() + 7 * day).toISOString(), null);
-      await copy('pay_due', 3, new Date(Date.now() - 3_600_000).toISOString(), null);
+      template = (await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }))).body.data.id;
+      // As a table looks in production: mostly history settled long ago, the records of the last days waiting
+      // (the template itself settles in two business days, these in a week), and three that fell due an hour ago.
+      await copy('pay_history', 2 * BYSTANDERS, fromNow(-30 * DAY), fromNow(-30 * DAY));
+      await copy('pay_later', BYSTANDERS, fromNow(7 * DAY), null);
+      await copy('pay_due', 3, fromNow(-3_600_000), null);
       await stack.sql`analyze payments`;
     });
 
     it('reads the due records, not every unsettled one', async () => {
       expect(await claim({ limit: 500 })).toEqual({ read: 3, found: 3 });
       expect(await claim({ limit: 500, accountId: creds.accountId })).toEqual({ read: 3, found: 3 });
+    });
+
+    it("an account whose sandbox clock is ahead reads its own due records, not everyone's up to its clock", async () => {
+      const ahead = await stack.createAccount('Clock ahead');
+      await stack.sql`update accounts set clock_offset_seconds = ${10 * 86_400} where id = ${ahead.accountId}`;
+      // Its history settled long ago, and two records due by its clock, not by the real one.
+      await copy('pay_ahead_history', BYSTANDERS, fromNow(-30 * DAY), fromNow(-30 * DAY), ahead.accountId);
+      await copy('pay_ahead', 2, fromNow(5 * DAY), null, ahead.accountId);
+      await stack.sql`analyze payments`;
+
+      expect(await accountsAhead(stack.db)).toEqual([ahead.accountId]);
+      expect(await claim({ limit: 500, accountId: ahead.accountId })).toEqual({ read: 2, found: 2 });
+      // By the real clock, which no account's is behind: still only the three due everywhere.
+      expect(await claim({ limit: 500 })).toEqual({ read: 3, found: 3 });
     });
 
     it('reads one batch when a whole day falls due at the same midnight', async () => {

@@ -1,7 +1,11 @@
 import { createLogger } from '@pps/shared/logger';
 import { jobs } from '@pps/shared/queues';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDataCipher, SandboxProcessor } from '../services/payments/src';
+import { runSettlementPass } from '../services/settlement/src/settlement/pass';
 import { startSettlement } from '../services/settlement/src/workers';
+import { createMerchant } from './fixtures/merchants';
+import { createCardToken, createPayment, tokenv3Body } from './fixtures/payments';
 import { createTestStack, type TestStack } from './harness';
 
 let stack: TestStack;
@@ -52,5 +56,42 @@ describe('permanent failures', () => {
     expect(await failed!.isFailed()).toBe(true);
     expect(failed!.attemptsMade).toBe(1);
     expect(failed!.failedReason).toContain('invalid payload for settlement-pass');
+  });
+});
+
+describe('the pass over every account', () => {
+  it("settles what is due by each account's own clock, and nothing early", async () => {
+    const payOn = async (name: string) => {
+      const creds = await stack.createAccount(name);
+      const [merchantId, tokenId] = await Promise.all([createMerchant(stack, creds), createCardToken(stack, creds)]);
+      return { creds, id: (await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }))).body.data.id };
+    };
+    const [onTime, ahead] = await Promise.all([payOn('Real clock'), payOn('Clock ahead')]);
+    // Ten days ahead, set directly so that no pass for the account is enqueued: only the pass over every
+    // account can find its record due.
+    await stack.sql`update accounts set clock_offset_seconds = ${10 * 86_400} where id = ${ahead.creds.accountId}`;
+
+    const result = await runSettlementPass(
+      {
+        db: stack.db,
+        config: stack.config,
+        cipher: createDataCipher(stack.config),
+        processor: new SandboxProcessor(),
+        log: createLogger({ level: 'silent' }),
+      },
+      { now: new Date(), batchSize: 100 },
+    );
+
+    expect(result.settled).toBe(1);
+    const rows = await stack.sql`
+      select id, status, settled_at from payments where id in (${onTime.id}, ${ahead.id}) order by id`;
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    expect(byId.get(ahead.id)).toMatchObject({ status: 'completed' });
+    expect(new Date(byId.get(ahead.id)!.settled_at).getTime()).toBeGreaterThan(Date.now() + 9 * 86_400_000);
+    expect(byId.get(onTime.id)).toMatchObject({ status: 'pending', settled_at: null });
+    // What the pass relies on: no account's clock is behind the real one.
+    await expect(
+      stack.sql`update accounts set clock_offset_seconds = -1 where id = ${onTime.creds.accountId}`,
+    ).rejects.toThrow(/accounts_clock_forward/);
   });
 });

@@ -1,5 +1,5 @@
 import { type DbOrTx, schema, textArray } from '@pps/shared/db';
-import { and, asc, eq, inArray, isNotNull, isNull, like, max, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, like, sql } from 'drizzle-orm';
 
 const { accounts, ledgerEntries, payments, settlementBatches } = schema;
 
@@ -10,49 +10,58 @@ export type DueRecord = { payment: Payment; clockOffsetSeconds: number };
 const SETTLEABLE = ['pending', 'partial_refund', 'refunded'] as const;
 
 /**
- * Claims up to `limit` records due by their account's clock (`settle_at ≤ now + offset`), oldest first, and
- * locks them until the transaction ends. `SKIP LOCKED`: rows another worker (or a refund on that payment)
- * holds are left for the next batch, so two workers never take the same record and nobody waits.
+ * Claims up to `limit` records due, oldest first, and locks them until the transaction ends: with `accountId`, the
+ * account's records due by its own clock; without, every account's records due by the real clock, which no
+ * account's is behind (sandbox clocks only move forward; the pass then takes each account that is ahead on its
+ * own, `accountsAhead`). `SKIP LOCKED`: rows another worker (or a refund on that payment) holds are left for the
+ * next batch, so two workers never take the same record and nobody waits.
  */
 export async function claimDueRecords(
   tx: DbOrTx,
   input: { now: Date; limit: number; accountId?: string },
 ): Promise<DueRecord[]> {
-  const latest = await latestClock(tx, input);
-  return latest ? dueRecords(tx, { ...input, latest }) : [];
+  const clock = input.accountId ? await accountClock(tx, input.accountId, input.now) : input.now;
+  return clock ? dueRecords(tx, { clock, limit: input.limit, accountId: input.accountId }) : [];
 }
 
-/**
- * The latest clock among the accounts in question (the one account, or all): no record of theirs is due after it.
- * Sent as a value of its own, so the planner of the claim knows how far the due range goes.
- */
-export async function latestClock(tx: DbOrTx, input: { now: Date; accountId?: string }): Promise<Date | undefined> {
+/** The account's clock: real time plus its sandbox offset (undefined for an unknown account). */
+export async function accountClock(tx: DbOrTx, accountId: string, now: Date): Promise<Date | undefined> {
   const [row] = await tx
-    .select({ offset: max(accounts.clockOffsetSeconds) })
+    .select({ offset: accounts.clockOffsetSeconds })
     .from(accounts)
-    .where(input.accountId ? eq(accounts.id, input.accountId) : undefined);
-  return row?.offset == null ? undefined : new Date(input.now.getTime() + row.offset * 1000);
+    .where(eq(accounts.id, accountId));
+  return row && new Date(now.getTime() + row.offset * 1000);
+}
+
+/** The accounts whose sandbox clock is ahead of real time: what the real clock's claim leaves them, they take. */
+export async function accountsAhead(db: DbOrTx): Promise<string[]> {
+  const rows = await db
+    .select({ id: accounts.id })
+    .from(accounts)
+    .where(sql`${accounts.clockOffsetSeconds} > 0`)
+    .orderBy(asc(accounts.id));
+  return rows.map((row) => row.id);
 }
 
 /**
- * The claim, read along the due index (`settle_at, id`) as a range up to `latest`, in the order it takes the
- * records; each account's own clock then applies row by row. Without the bound the planner read the whole index
- * (every unsettled record, each joined to its account) on every pass, and without the id in the index it sorted
- * every due record for each batch, since a day's records all settle at the same Pacific midnight (issue 11).
+ * The claim, `settle_at ≤ clock`, read as a range along the due indexes in the order it takes the records:
+ * `(settle_at, id)` for every account, `(account_id, settle_at, id)` for one. Each condition is a value the
+ * planner sees: with the account's offset in the condition (`≤ now + offset`) no index could bound it, and every
+ * pass read every unsettled record; and since a day's records all settle at the same Pacific midnight, an index
+ * without the id had each batch sort every record due (issue 11).
  */
-export function dueRecords(tx: DbOrTx, input: { now: Date; latest: Date; limit: number; accountId?: string }) {
+export function dueRecords(tx: DbOrTx, input: { clock: Date; limit: number; accountId?: string }) {
   return tx
     .select({ payment: payments, clockOffsetSeconds: accounts.clockOffsetSeconds })
     .from(payments)
     .innerJoin(accounts, eq(accounts.id, payments.accountId))
     .where(
       and(
+        input.accountId ? eq(payments.accountId, input.accountId) : undefined,
         isNull(payments.settledAt),
         isNotNull(payments.settleAt),
         inArray(payments.status, [...SETTLEABLE]),
-        sql`${payments.settleAt} <= ${input.latest.toISOString()}::timestamptz`,
-        sql`${payments.settleAt} <= ${input.now.toISOString()}::timestamptz + make_interval(secs => ${accounts.clockOffsetSeconds})`,
-        input.accountId ? eq(payments.accountId, input.accountId) : undefined,
+        sql`${payments.settleAt} <= ${input.clock.toISOString()}::timestamptz`,
       ),
     )
     .orderBy(asc(payments.settleAt), asc(payments.id))

@@ -1,20 +1,28 @@
-import { bigint, pgTable, text } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { bigint, check, pgTable, text } from 'drizzle-orm/pg-core';
 import { timestamps } from './columns';
 
 export const accountStatuses = ['active', 'disabled'] as const;
 export type AccountStatus = (typeof accountStatuses)[number];
 
 /** A platform application's account: our customer. Owned by the gateway. */
-export const accounts = pgTable('accounts', {
-  id: text('id').primaryKey(),
-  name: text('name').notNull(),
-  status: text('status').$type<AccountStatus>().notNull().default('active'),
-  apiKeyHash: text('api_key_hash').notNull().unique(),
-  apiKeyLast4: text('api_key_last4').notNull(),
-  /** Sandbox test clock: seconds this account's clock runs ahead of real time. */
-  clockOffsetSeconds: bigint('clock_offset_seconds', { mode: 'number' }).notNull().default(0),
-  ...timestamps,
-});
+export const accounts = pgTable(
+  'accounts',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    status: text('status').$type<AccountStatus>().notNull().default('active'),
+    apiKeyHash: text('api_key_hash').notNull().unique(),
+    apiKeyLast4: text('api_key_last4').notNull(),
+    /**
+     * Sandbox test clock: seconds this account's clock runs ahead of real time. Never behind: the settlement pass
+     * takes what is due by the real clock for every account at once.
+     */
+    clockOffsetSeconds: bigint('clock_offset_seconds', { mode: 'number' }).notNull().default(0),
+    ...timestamps,
+  },
+  (t) => [check('accounts_clock_forward', sql`${t.clockOffsetSeconds} >= 0`)],
+);
 
 export type Account = typeof accounts.$inferSelect;
 export type NewAccount = typeof accounts.$inferInsert;

@@ -104,6 +104,10 @@ export const payments = pgTable(
      * A day's records all settle at the same midnight, so without the id a batch sorted the whole day.
      */
     index('payments_due_idx').on(t.settleAt, t.id).where(sql`settled_at is null and settle_at is not null`),
+    /** The same, for the pass of one account whose sandbox clock is ahead of everyone's. */
+    index('payments_account_due_idx')
+      .on(t.accountId, t.settleAt, t.id)
+      .where(sql`settled_at is null and settle_at is not null`),
   ],
 );
 

@@ -1,0 +1,2 @@
+CREATE INDEX "payments_account_due_idx" ON "payments" USING btree ("account_id","settle_at","id") WHERE settled_at is null and settle_at is not null;--> statement-breakpoint
+ALTER TABLE "accounts" ADD CONSTRAINT "accounts_clock_forward" CHECK ("accounts"."clock_offset_seconds" >= 0);
