@@ -3,7 +3,7 @@ import { accountClock, accountsAhead, dueRecords } from '../services/settlement/
 import { claimUnrelayed, staleDeliveries } from '../services/settlement/src/webhooks/relay';
 import { createMerchant } from './fixtures/merchants';
 import { createCardToken, createPayment, tokenv3Body } from './fixtures/payments';
-import { rowsRead, statementOf } from './fixtures/plans';
+import { copyRow, rowsRead, statementOf } from './fixtures/scans';
 import { type Credentials, createTestStack, type TestStack } from './harness';
 
 /**
@@ -60,15 +60,23 @@ describe('what a background round reads', () => {
       return rowsReadBy(dueRecords(stack.db, { clock: clock!, ...input }), 'payments');
     };
     let template: string;
-    /** Copies of a real record (another account's, with `accountId`). */
+    /** Copies of a real record: settled at `settledAt` (completed) or not yet, in another account with `accountId`. */
     const copy = (prefix: string, count: number, settleAt: Date, settledAt: Date | null, accountId?: string) =>
-      stack.sql`
-        insert into payments
-        select (jsonb_populate_record(p, jsonb_build_object('id', ${prefix} || i, 'request_id', null,
-          'account_id', coalesce(${accountId ?? null}::text, p.account_id),
-          'settle_at', ${settleAt.toISOString()}::timestamptz, 'settled_at', ${settledAt?.toISOString() ?? null}::timestamptz,
-          'status', case when ${settledAt?.toISOString() ?? null}::timestamptz is null then p.status else 'completed' end))).*
-        from payments p, generate_series(1, ${count}) i where p.id = ${template}`;
+      copyRow(
+        stack.sql,
+        { table: 'payments', id: template },
+        {
+          prefix,
+          count,
+          set: {
+            request_id: null,
+            settle_at: settleAt,
+            settled_at: settledAt,
+            ...(settledAt ? { status: 'completed' } : {}),
+            ...(accountId ? { account_id: accountId } : {}),
+          },
+        },
+      );
     const DAY = 86_400_000;
     const fromNow = (ms: number) => new Date(Date.now() + ms);
 

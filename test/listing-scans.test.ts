@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from './fixtures/merchants';
 import { cards, createCardToken, createPayment, tokenv3Body } from './fixtures/payments';
-import { rowsRead } from './fixtures/plans';
+import { copyRow, rowsRead } from './fixtures/scans';
 import { type Credentials, createTestStack, type TestStack } from './harness';
 
 /**
@@ -40,19 +40,22 @@ beforeAll(async () => {
   await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId: declined }), 402);
 
   // Copies of real rows, a second apart and older than the originals.
-  const copies = (table: string, template: string, overrides: string) =>
-    stack.sql.unsafe(
-      `insert into ${table}
-       select (jsonb_populate_record(t, jsonb_build_object('id', '${table}_copy' || i,
-         'created_at', now() - i * interval '1 second'${overrides}))).*
-       from ${table} t, generate_series(1, ${ROWS}) i where t.id = $1`,
-      [template],
+  const copies = (table: string, id: string, set: Record<string, unknown> = {}, perCopy: Record<string, string> = {}) =>
+    copyRow(
+      stack.sql,
+      { table, id },
+      {
+        prefix: `${table}_copy`,
+        count: ROWS,
+        set,
+        perCopy: { created_at: "now() - i * interval '1 second'", ...perCopy },
+      },
     );
-  await copies('payments', payment, `, 'request_id', null`);
-  await copies('customers', customerId, `, 'external_id', 'copy' || i`);
-  await copies('tokens', tokenId, '');
+  await copies('payments', payment, { request_id: null });
+  await copies('customers', customerId, {}, { external_id: "'copy' || i" });
+  await copies('tokens', tokenId);
   const [event] = await stack.sql`select id from events where resource_id = ${payment} and type = 'payment.created'`;
-  await copies('events', event!.id, `, 'resource_id', 'payments_copy' || i`);
+  await copies('events', event!.id, {}, { resource_id: "'payments_copy' || i" });
   for (const table of ['payments', 'customers', 'tokens', 'events']) await stack.sql.unsafe(`analyze ${table}`);
 });
 afterAll(() => stack?.close());
