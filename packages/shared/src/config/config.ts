@@ -57,6 +57,11 @@ export const configSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/pps'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  /**
+   * A connection attempt to PostgreSQL gives up after this (and the request waiting on it answers 503
+   * `database_unavailable`): an unreachable database never holds a request for long.
+   */
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
   /** `npm start`'s worker processes (node:cluster), each with its own pool; `auto`: one per core. */
   WEB_CONCURRENCY: z
     .union([z.literal('auto'), z.coerce.number().int().min(1).max(64)])

@@ -16,12 +16,16 @@ export function createDatabase(
   url: string,
   options: {
     max?: number;
+    /** A connection attempt gives up after this (default 3 s); the statements waiting on it fail. */
+    connectTimeoutMs?: number;
     /** Sees every statement sent, with its parameters (tests count them, and explain them). */
     onQuery?: (query: string, params: readonly unknown[]) => void;
   } = {},
 ): Database {
   const sql = postgres(url, {
     max: options.max ?? 10,
+    connect_timeout: (options.connectTimeoutMs ?? 3000) / 1000,
+    backoff: reconnectDelaySeconds,
     ...(options.onQuery
       ? { debug: (_connection: number, query: string, params: unknown[]) => options.onQuery?.(query, params) }
       : {}),
@@ -33,6 +37,14 @@ export function createDatabase(
   const db = drizzle(prepared(sql), { schema });
   return { db, sql, close: () => sql.end({ timeout: 5 }) };
 }
+
+/**
+ * How long a pool connection waits before reconnecting after a failure, by failures in a row. postgres.js's default
+ * grows to 20 s, and statements queued on that connection wait with it: a database back after a 0.3 s restart kept
+ * requests waiting, and answered them with errors of the restart, 11 to 19 s later. Capped at half a second, a
+ * returning database is used within a second, and a down one is asked at most a few times a second per connection.
+ */
+export const reconnectDelaySeconds = (failures: number) => Math.min(0.5, 0.025 * 2 ** failures) * (0.5 + Math.random() / 2);
 
 /**
  * The client drizzle is given: every statement prepared. drizzle sends each one through `unsafe`, which postgres.js
@@ -91,6 +103,8 @@ export async function pipelinedTransaction<T>(
   }) as unknown as Tx;
   // postgres.js queries are lazy: `execute()` sends BEGIN now, ahead of the first statement.
   const begun = reserved.unsafe('begin').execute();
+  // Read below; if the connection drops while `fn` runs, BEGIN's rejection must not count as unhandled meanwhile.
+  begun.catch(() => {});
   let committing: Promise<unknown> | undefined;
   try {
     const outcome = await fn(tx);
@@ -127,6 +141,44 @@ export const UNIQUE_VIOLATION = '23505';
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
   const cause = findPgError(error);
   return cause?.code === UNIQUE_VIOLATION && (constraint === undefined || cause.constraint_name === constraint);
+}
+
+/**
+ * Errors that mean the database could not be reached or went away (not that a statement was wrong): the socket's
+ * (refused, reset, timed out), postgres.js's (the connection closed, or could not be made in time), and PostgreSQL's
+ * own while it shuts down, starts or runs out of connections (class 08, 57P01–57P03, 53300). The caller answers 503
+ * `database_unavailable` and the client retries; a statement that failed so may or may not have committed, which
+ * idempotency keys make safe to retry.
+ */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
+    // Node's net errors for several addresses (localhost: ::1 and 127.0.0.1) come as an AggregateError.
+    if (current instanceof AggregateError && current.errors.some(isDatabaseUnavailable)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 function findPgError(error: unknown): { code?: string; constraint_name?: string } | undefined {

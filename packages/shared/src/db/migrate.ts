@@ -51,9 +51,17 @@ async function ensureDatabase(url: string): Promise<void> {
   }
 }
 
-/** True when every committed migration has been applied (used by /readyz). */
+/**
+ * True when every committed migration has been applied (used by /readyz). A database without the migrations table
+ * has none applied; one that cannot be reached throws, so the caller can tell the two apart.
+ */
 export async function migrationsApplied(sql: postgres.Sql, expected: number): Promise<boolean> {
-  const rows = await sql<{ count: string }[]>`
-    select count(*)::text as count from drizzle.__drizzle_migrations`.catch(() => [{ count: '0' }]);
+  const rows = await sql<{ count: string }[]>`select count(*)::text as count from drizzle.__drizzle_migrations`.catch(
+    (error: { code?: string }) => {
+      // undefined_table, invalid_schema_name: nothing migrated yet
+      if (error.code === '42P01' || error.code === '3F000') return [{ count: '0' }];
+      throw error;
+    },
+  );
   return Number(rows[0]?.count ?? 0) >= expected;
 }

@@ -2,6 +2,7 @@ import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
+import { isDatabaseUnavailable } from '../db/client';
 import type { Logger } from '../logger';
 import { ApiError, type ApiErrorInit, type ErrorObject, toErrorObject } from './errors';
 
@@ -90,6 +91,10 @@ export function onError(log: Logger): ErrorHandler {
       ]);
     }
     const requestId = c.get('requestId' as never);
+    if (isDatabaseUnavailable(error)) {
+      log.warn({ err: errorSummary(error), requestId, method: c.req.method, path: c.req.path }, 'database unavailable');
+      return errorResponse(c, databaseUnavailable());
+    }
     log.error({ err: error, requestId, method: c.req.method, path: c.req.path }, 'unhandled error');
     return errorResponse(
       c,
@@ -101,6 +106,25 @@ export function onError(log: Logger): ErrorHandler {
     );
   };
 }
+
+/**
+ * The database could not be reached or went away mid-request: the client should retry shortly (with the same
+ * `requestId`, which makes a payment's retry safe whether or not the first attempt committed).
+ */
+export const databaseUnavailable = () =>
+  new ApiError({
+    status: 503,
+    code: 'database_unavailable',
+    detail: 'The database is unavailable for a moment; retry shortly (with the same requestId for a payment)',
+    headers: { 'retry-after': '1' },
+  });
+
+/** The driver's own error under drizzle's wrapper: its code and message, never the statement's parameters. */
+const errorSummary = (error: unknown) => {
+  let cause = error as { code?: unknown; message?: unknown; cause?: unknown };
+  while (cause.code === undefined && cause.cause && typeof cause.cause === 'object') cause = cause.cause as typeof cause;
+  return { code: cause.code, message: typeof cause.message === 'string' ? cause.message.split('\n')[0] : undefined };
+};
 
 export const payloadTooLarge = () =>
   new ApiError({

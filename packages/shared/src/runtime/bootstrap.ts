@@ -14,6 +14,9 @@ export async function bootstrap(name: string): Promise<{ config: Config; log: Lo
   const log = createLogger({ level: config.LOG_LEVEL, name });
   for (const warning of config.warnings) log.warn(warning);
   await runMigrations(config.DATABASE_URL);
-  const database = createDatabase(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
+  const database = createDatabase(config.DATABASE_URL, {
+    max: config.DATABASE_POOL_SIZE,
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+  });
   return { config, log, database };
 }
