@@ -230,6 +230,57 @@ describe('webhook delivery processes', () => {
     await stopProcess(redisServer, 'SIGTERM');
   }, 90_000);
 
+  it('Redis restarts empty while retries wait in it: they are enqueued again at once, each at its own time', async () => {
+    const path = '/redis-emptied';
+    const sub = await subscriber(path);
+    // Each event's first request is refused with Retry-After 3: its retry waits in Redis as a delayed job.
+    const seen = new Set<string>();
+    receiver.answer(path, (_n, request) => {
+      if (seen.has(webhookId(request))) return { status: 200 };
+      seen.add(webhookId(request));
+      return { status: 503, headers: { 'retry-after': '3' } };
+    });
+    const redis = await privateRedis();
+    let redisServer = await redis.start();
+    const worker = webhookWorker(redis.url, queuePrefix());
+
+    const payments = await createPayments(sub, 5);
+    const eventIds = await createdEvents(payments);
+    const ofEvents = async () => (await deliveriesOf(sub.endpointId)).filter((row) => eventIds.includes(row.event_id));
+    await waitUntil(
+      async () => (await ofEvents()).length === 5 && (await ofEvents()).every((row) => row.attempts === 1),
+      30_000,
+      'a refused first attempt of every delivery',
+    );
+
+    // Redis loses everything (no persistence): the delayed retries are gone with it.
+    await stopProcess(redisServer, 'SIGKILL');
+    redisServer = await redis.start();
+    const back = Date.now();
+    await waitUntil(() => allSucceeded(sub.endpointId, eventIds), 20_000, 'every delivery succeeded');
+    // Well before the stale sweep (two minutes) could have found them.
+    expect(Date.now() - back).toBeLessThan(15_000);
+    await sleep(500); // time for a duplicate to show up, were there one
+
+    const requests = receiver.at(path);
+    const bodies = verifyAll(sub.secret, requests);
+    for (const [index, eventId] of eventIds.entries()) {
+      expect(bodies.filter((body) => body.webhookId === eventId).map((body) => body.resourceId)).toEqual([
+        payments[index],
+        payments[index],
+      ]);
+    }
+    for (const row of await ofEvents()) {
+      expect(row).toMatchObject({ status: 'succeeded', attempts: 2 });
+      // The retry kept its time: not before the Retry-After the receiver asked for.
+      const [first, second] = requests.filter((request) => webhookId(request) === row.event_id);
+      expect(second!.at - first!.at).toBeGreaterThanOrEqual(2900);
+    }
+
+    await stopGracefully(worker);
+    await stopProcess(redisServer, 'SIGTERM');
+  }, 90_000);
+
   it('a receiver answering 503 for a while: every event is retried until it is delivered', async () => {
     const path = '/receiver-down';
     const sub = await subscriber(path);

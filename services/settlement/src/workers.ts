@@ -96,7 +96,7 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
   webhooks.on('error', () => {});
   const cipher = deps.cipher ?? createDataCipher(deps.config);
   workers.push(startDeliveryWorker({ config: deps.config, db: deps.db, cipher, connection, log }));
-  const relay = startOutboxRelay({ config: deps.config, db: deps.db, queue: webhooks, log });
+  const relay = startOutboxRelay({ config: deps.config, db: deps.db, queue: webhooks, redis: relayConnection, log });
 
   const byName = { [queues.maintenance]: maintenance, [queues.settlement]: settlement };
   const upsertSchedulers = () =>

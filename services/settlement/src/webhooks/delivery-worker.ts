@@ -1,12 +1,15 @@
 import type { Config } from '@pps/shared/config';
 import type { FieldCipher } from '@pps/shared/crypto';
-import type { Db } from '@pps/shared/db';
+import { type Db, isDatabaseUnavailable } from '@pps/shared/db';
 import type { Logger } from '@pps/shared/logger';
 import { jobs, queues } from '@pps/shared/queues';
 import { DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq';
 import type Redis from 'ioredis';
 import { attemptDelivery } from './delivery';
 import { EndpointSlots } from './endpoint-slots';
+
+/** A delivery that met an unavailable database is tried again after this, plus up to as much jitter. */
+const DATABASE_RETRY_MS = 1000;
 
 /** How long a delivery waits for a slot of its endpoint before stepping aside (delayed, not failed). */
 const SLOT_WAIT_MS = 100;
@@ -57,7 +60,13 @@ export function startDeliveryWorker(deps: {
         throw new DelayedError();
       }
       try {
-        const outcome = await attemptDelivery(deps, { deliveryId });
+        const outcome = await attemptDelivery(deps, { deliveryId }).catch(async (error: unknown) => {
+          if (!isDatabaseUnavailable(error)) throw error;
+          // The database is away (a restart, a failover): try again in a moment, without using up one of the
+          // delivery's attempts, so it goes out as soon as the database is back rather than failing for good.
+          await job.moveToDelayed(Date.now() + DATABASE_RETRY_MS + Math.floor(Math.random() * DATABASE_RETRY_MS), token);
+          throw new DelayedError();
+        });
         if (outcome.kind === 'retry') throw new RetryLater(outcome.retryInMs, outcome.reason);
       } finally {
         slots.release(endpointId);

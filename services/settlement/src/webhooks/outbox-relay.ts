@@ -3,7 +3,8 @@ import type { Db } from '@pps/shared/db';
 import { OUTBOX_CHANNEL } from '@pps/shared/events';
 import type { Logger } from '@pps/shared/logger';
 import type { Queue } from 'bullmq';
-import { enqueueDeliveries, fanOut, requeueStale } from './relay';
+import type Redis from 'ioredis';
+import { enqueueDeliveries, fanOut, redisWasEmptied, reopenInFlightDeliveries, requeueStale } from './relay';
 import { wakeableLoop } from './wakeable-loop';
 
 const BATCH = 500;
@@ -21,7 +22,7 @@ const MIN_GAP_MS = 25;
  * Safe in several processes (SKIP LOCKED claims); with Redis down the deliveries wait in PostgreSQL and the next
  * round enqueues them.
  */
-export function startOutboxRelay(deps: { config: Config; db: Db; queue: Queue; log: Logger }) {
+export function startOutboxRelay(deps: { config: Config; db: Db; queue: Queue; redis: Redis; log: Logger }) {
   const log = deps.log.child({ module: 'outbox-relay' });
   const relayDeps = { db: deps.db, queue: deps.queue, batchSize: BATCH };
   let stopped = false;
@@ -32,6 +33,10 @@ export function startOutboxRelay(deps: { config: Config; db: Db; queue: Queue; l
     onError: (error) => log.warn({ err: (error as Error).message }, 'outbox relay round failed; retrying'),
     round: async () => {
       while (!stopped && (await fanOut(relayDeps)) === BATCH) {}
+      if (await redisWasEmptied(deps.redis, deps.queue)) {
+        const reopened = await reopenInFlightDeliveries(deps.db);
+        if (reopened > 0) log.warn({ reopened }, 'redis lost its jobs; deliveries in flight enqueued again');
+      }
       while (!stopped && (await enqueueDeliveries(relayDeps)) === BATCH) {}
       if (Date.now() - lastSweep > SWEEP_EVERY_MS) {
         lastSweep = Date.now();

@@ -3,7 +3,8 @@ import { schema, textArray } from '@pps/shared/db';
 import { newId } from '@pps/shared/ids';
 import { jobs } from '@pps/shared/queues';
 import type { Queue } from 'bullmq';
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import type Redis from 'ioredis';
+import { and, asc, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 
 const { events, unrelayedEvents, webhookDeliveries, webhookEndpoints } = schema;
 
@@ -13,6 +14,7 @@ const jobColumns = {
   id: webhookDeliveries.id,
   endpointId: webhookDeliveries.endpointId,
   redeliveries: webhookDeliveries.redeliveries,
+  nextAttemptAt: webhookDeliveries.nextAttemptAt,
 };
 
 /** The job id of a delivery: its id, then `<id>-r<n>` for the n-th redelivery (BullMQ ids may not contain `:`) (a new job for a reopened one). */
@@ -112,6 +114,29 @@ export async function enqueueDeliveries(deps: RelayDeps): Promise<number> {
 }
 
 /**
+ * True once after Redis lost the queue's data (a restart without persistence, a failover to an empty replica, a
+ * flush), and on the first round against a new Redis: a marker key the relay sets when it is missing. SET NX makes
+ * one relay of several the one that answers true.
+ */
+export async function redisWasEmptied(redis: Redis, queue: Queue): Promise<boolean> {
+  return (await redis.set(queue.toKey('relay-marker'), new Date().toISOString(), 'NX')) === 'OK';
+}
+
+/**
+ * After Redis lost its data, every delivery in flight (pending, its job enqueued) has lost its job: they are
+ * handed back to the relay, whose next step enqueues them again, each delayed to its own next attempt. A job that
+ * Redis did keep has the same id, so adding it again is ignored: nothing is delivered twice.
+ */
+export async function reopenInFlightDeliveries(db: DbOrTx): Promise<number> {
+  const reopened = await db
+    .update(webhookDeliveries)
+    .set({ enqueuedAt: null })
+    .where(and(eq(webhookDeliveries.status, 'pending'), isNotNull(webhookDeliveries.enqueuedAt)))
+    .returning({ id: webhookDeliveries.id });
+  return reopened.length;
+}
+
+/**
  * Re-enqueues pending deliveries whose job should have run a while ago: a Redis that lost its data, or a job
  * BullMQ gave up on while the delivery still waits (database errors used up its attempts, a worker killed twice
  * mid-job). A job that finished (failed or completed) is removed first, since adding an id that still exists is
@@ -146,8 +171,17 @@ export function staleDeliveries(db: DbOrTx, now: Date, limit: number) {
     .limit(limit);
 }
 
-const deliveryJob = (delivery: { id: string; endpointId: string; redeliveries: number }) => ({
+/** A delivery's job, delayed to its next attempt when it has one (a retry whose job Redis lost keeps its time). */
+const deliveryJob = (delivery: {
+  id: string;
+  endpointId: string;
+  redeliveries: number;
+  nextAttemptAt: Date | null;
+}) => ({
   name: jobs.webhookDelivery.name,
   data: { deliveryId: delivery.id, endpointId: delivery.endpointId },
-  opts: { jobId: deliveryJobId(delivery) },
+  opts: {
+    jobId: deliveryJobId(delivery),
+    delay: delivery.nextAttemptAt ? Math.max(0, delivery.nextAttemptAt.getTime() - Date.now()) : 0,
+  },
 });
