@@ -1,6 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { createDatabaseFromTemplate } from '@pps/shared/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { personalMerchantAttributes } from './fixtures/merchants';
+import { achBody } from './fixtures/payments';
 import { freePort, stopProcess } from './processes';
 
 /** Gateway, payments and merchants as separate processes on real ports, talking real HTTP. */
@@ -121,6 +124,26 @@ describe('separate processes', () => {
       headers: authHeaders,
     });
     expect(rotate.status).toBe(404);
+  });
+
+  it('forwards the Idempotency-Key header to the payments service, and Idempotent-Replayed back', async () => {
+    const merchant = await post(
+      '/merchants',
+      { data: { type: 'merchants', attributes: personalMerchantAttributes() } },
+      authHeaders,
+    );
+    expect(merchant.status).toBe(201);
+    const body = achBody({ merchantId: (await merchant.json()).data.id });
+    const keyed = { ...authHeaders, 'Idempotency-Key': randomUUID() };
+    const first = await post('/payments', body, keyed);
+    expect(first.status).toBe(201);
+    const replay = await post('/payments', body, keyed);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect((await replay.json()).data.id).toBe((await first.json()).data.id);
+    const invalid = await post('/payments', body, { ...authHeaders, 'Idempotency-Key': 'order-42' });
+    expect(invalid.status).toBe(400);
+    expect((await invalid.json()).errors[0].source).toEqual({ parameter: 'idempotency-key' });
   });
 
   it('a service reached directly, without the gateway signature, answers 401', async () => {

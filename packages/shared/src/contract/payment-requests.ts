@@ -115,6 +115,26 @@ export function paymentAttributesSchema(bounds: AmountBounds) {
   ]);
 }
 
+/**
+ * The `Idempotency-Key` header of POST /payments: the key of `data.requestId`, given the way Stripe's users know
+ * (docs/api.md, Idempotency). Named in lower case because Hono hands request headers over lower-cased (as HTTP/2
+ * sends them) and the document's parameter must be the name validated; header names are case-insensitive, so
+ * clients send it in any case. An invalid value is reported with `source.parameter` (docs/decisions.md).
+ */
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+
+export const paymentIdempotencyHeaders = z.object({
+  [IDEMPOTENCY_KEY_HEADER]: z
+    .uuid({ error: unlessMissing(`${IDEMPOTENCY_KEY_HEADER} header must be a UUID`) })
+    .optional()
+    .openapi({
+      description:
+        'Idempotency key (UUID), scoped to the account: the same key as data.requestId. When both are given ' +
+        'they must be equal (case-insensitive), else 400 idempotency_key_mismatch',
+      example: '3f0c2a52-5a4e-4b8f-9a35-2d6a1f0e8c11',
+    }),
+});
+
 export function createPaymentBodySchema(bounds: AmountBounds) {
   return z
     .object({
@@ -124,7 +144,7 @@ export function createPaymentBodySchema(bounds: AmountBounds) {
           .uuid({ error: unlessMissing('requestId must be a UUID') })
           .optional()
           .openapi({
-            description: 'Idempotency key (UUID), scoped to the account',
+            description: 'Idempotency key (UUID), scoped to the account; or send it as the Idempotency-Key header',
             example: '3f0c2a52-5a4e-4b8f-9a35-2d6a1f0e8c11',
           }),
         attributes: paymentAttributesSchema(bounds),

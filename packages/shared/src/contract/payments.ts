@@ -16,7 +16,7 @@ import {
   resourceSchema,
   singleDocument,
 } from './common';
-import { billingAddress, createPaymentBodySchema } from './payment-requests';
+import { billingAddress, createPaymentBodySchema, paymentIdempotencyHeaders } from './payment-requests';
 
 export * from './payment-requests';
 
@@ -158,10 +158,10 @@ export const createPaymentRouteFor = (bounds: AmountBounds) =>
     description:
       'tokenv3, tokenv3Split and card take a payment; refund (a void when the payment is still voidable, else a ' +
       'refund), refundSplit and secondSplit act on the payment named by parentPaymentId; ACH debits a bank account. ' +
-      'With data.requestId the call is idempotent per account: a replay answers the first response with ' +
-      'Idempotent-Replayed: true.',
+      'With data.requestId, or the same key in the Idempotency-Key header, the call is idempotent per account: a ' +
+      'replay answers the first response with Idempotent-Replayed: true.',
     security: authenticated,
-    request: { body: jsonBody(createPaymentBodySchema(bounds)) },
+    request: { headers: paymentIdempotencyHeaders, body: jsonBody(createPaymentBodySchema(bounds)) },
     responses: {
       201: jsonResponse('The payment', singleDocument(paymentResourceSchema)),
       ...authenticatedBodyErrors(402, 403, 404, 409, 422),

@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_KEY_HEADER } from '@pps/shared/contract';
 import {
   type DbOrTx,
   isTransaction,
@@ -30,20 +31,61 @@ export type OperationResult = StoredResponse & {
   writes?: Part[];
 };
 
-export const idempotencyKeyReused = () =>
+/**
+ * An idempotency key and where the client gave it: `data.requestId` in the body, or the `Idempotency-Key` header.
+ * Errors about the key point where it was given.
+ */
+export type GivenKey = { value: string; from: 'body' | 'header' };
+
+const REQUEST_ID_POINTER = '/data/requestId';
+
+const keySource = (key: GivenKey) =>
+  key.from === 'body' ? { pointer: REQUEST_ID_POINTER } : { parameter: IDEMPOTENCY_KEY_HEADER };
+
+export const idempotencyKeyReused = (key: GivenKey) =>
   new ApiError({
     status: 409,
     code: 'idempotency_key_reused',
-    detail: 'This requestId was already used with a different request body; use a new requestId',
-    pointer: '/data/requestId',
+    detail:
+      key.from === 'body'
+        ? 'This requestId was already used with a different request body; use a new requestId'
+        : 'This Idempotency-Key was already used with a different request body; use a new key',
+    ...keySource(key),
   });
+
+export const idempotencyKeyMismatch = () =>
+  new ApiError({
+    status: 400,
+    code: 'idempotency_key_mismatch',
+    detail: 'data.requestId and the Idempotency-Key header name different keys; send the key once, or the same in both',
+    pointer: REQUEST_ID_POINTER,
+  });
+
+/**
+ * The key of a POST /payments, from the body's `data.requestId` and the `Idempotency-Key` header (both validated
+ * as UUIDs already): either alone, or both when they name the same key. Keys are case-insensitive, so equal means
+ * equal once lower-cased. Two different keys are refused rather than one chosen: either choice would replay or
+ * reject what the client meant by the other.
+ */
+export function idempotencyKeyOf(input: { requestId?: string; header?: string }): GivenKey | undefined {
+  const { requestId, header } = input;
+  if (requestId !== undefined && header !== undefined && requestId.toLowerCase() !== header.toLowerCase()) {
+    throw idempotencyKeyMismatch();
+  }
+  if (requestId !== undefined) return { value: requestId, from: 'body' };
+  return header !== undefined ? { value: header, from: 'header' } : undefined;
+}
 
 type Options<R> = {
   db: DbOrTx;
   accountId: string;
-  /** The raw `data` of the request (its requestId included); absent requestId means no idempotency. */
+  /**
+   * The raw `data` of the request, fingerprinted without its `requestId`: a request keyed by the header and the
+   * same one keyed by `data.requestId` are the same request.
+   */
   data: { requestId?: unknown };
-  requestId: string | undefined;
+  /** Absent: no idempotency. */
+  key: GivenKey | undefined;
   ttlDays: number;
   /** Real time: keys expire by the wall clock, not the sandbox clock. */
   now: Date;
@@ -57,15 +99,14 @@ type Options<R> = {
 
 /**
  * Runs `operation` in one transaction (BEGIN and COMMIT travel with its first and last statements), idempotently
- * when a requestId is given (docs/design.md): the key is claimed first in that transaction and its response
+ * when a key is given (docs/design.md): the key is claimed first in that transaction and its response
  * recorded before commit, so N concurrent duplicates make one record and the others replay it. A thrown error
  * rolls the claim back: failures that made nothing are never stored.
  */
 export async function runIdempotent<R = never>(options: Options<R>): Promise<IdempotentResponse> {
-  const { operation, prefetch } = options;
-  const requestId = options.requestId;
+  const { operation, prefetch, key: given } = options;
   return inTransaction<IdempotentResponse>(options.db, async (tx) => {
-    if (!requestId) {
+    if (!given) {
       const outcome = await operation(tx, await prefetch?.(tx));
       const writes = outcome.writes ?? [];
       return {
@@ -73,9 +114,9 @@ export async function runIdempotent<R = never>(options: Options<R>): Promise<Ide
         pending: writes.length > 0 ? [sendTogether(tx, writes)] : [],
       };
     }
-    const key: IdempotencyKeyRef = { accountId: options.accountId, requestId: requestId.toLowerCase() };
+    const key: IdempotencyKeyRef = { accountId: options.accountId, requestId: given.value.toLowerCase() };
     const hash = requestHash(options.data);
-    const claimed = claimOrReplay(tx, options, key, hash);
+    const claimed = claimOrReplay(tx, options, key, hash, given);
     const prefetched = prefetch?.(tx);
     const replay = await claimed;
     if (replay) return { result: { ...replay, replayed: true } };
@@ -109,6 +150,7 @@ async function claimOrReplay(
   options: Pick<Options<unknown>, 'now' | 'ttlDays'>,
   key: IdempotencyKeyRef,
   hash: string,
+  given: GivenKey,
   retried = false,
 ): Promise<StoredResponse | undefined> {
   const claim = await claimIdempotencyKey(tx, { ...key, requestHash: hash, now: options.now });
@@ -119,9 +161,9 @@ async function claimOrReplay(
   if (!held || expired) {
     if (retried) throw new Error(`idempotency key ${key.requestId} neither claimable nor held`);
     if (held) await deleteIdempotencyKeyCreatedAt(tx, key, held.createdAt);
-    return claimOrReplay(tx, options, key, hash, true);
+    return claimOrReplay(tx, options, key, hash, given, true);
   }
-  if (held.requestHash !== hash) throw idempotencyKeyReused();
+  if (held.requestHash !== hash) throw idempotencyKeyReused(given);
   if (held.responseStatus == null || !held.responseBody) {
     throw new Error(`idempotency key ${key.requestId} committed without its response`);
   }

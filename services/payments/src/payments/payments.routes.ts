@@ -2,6 +2,7 @@ import {
   createPaymentRouteFor,
   getPaymentRoute,
   getPaymentStatusRoute,
+  IDEMPOTENCY_KEY_HEADER,
   listPaymentsRoute,
   paymentStatesRoute,
 } from '@pps/shared/contract';
@@ -25,6 +26,7 @@ export function registerPaymentRoutes(app: ServiceApp, deps: ServiceDeps & { pro
     const result = await createPayment({
       ctx: c.get('ctx'),
       input,
+      idempotencyKey: c.req.valid('header')[IDEMPOTENCY_KEY_HEADER],
       raw: ((await c.req.json()) as { data?: unknown }).data,
       deps: paymentDeps,
     });

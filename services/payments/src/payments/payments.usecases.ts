@@ -4,7 +4,12 @@ import { type ServiceContext, wallClockNow } from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
 import { finalPaymentStatuses, type PaymentStatus, paymentStatuses, paymentTransitions } from '@pps/shared/states';
 import { debitAch } from '../ach/ach.usecase';
-import { type IdempotentResponse, type OperationResult, runIdempotent } from '../idempotency/idempotency';
+import {
+  type IdempotentResponse,
+  idempotencyKeyOf,
+  type OperationResult,
+  runIdempotent,
+} from '../idempotency/idempotency';
 import { refundPayment } from '../refunds/refund.usecase';
 import { refundSplit } from '../refunds/refund-split.usecase';
 import { secondSplit } from '../splits/second-split.usecase';
@@ -52,26 +57,31 @@ function operationFor(
 }
 
 /**
- * POST /payments: the operation chosen by `paymentType`, idempotent per account when `requestId` is given.
- * `raw` is the request's `data` as sent, fingerprinted to tell a replay from a reused key.
+ * POST /payments: the operation chosen by `paymentType`, idempotent per account when a key is given, as
+ * `data.requestId` or as the `Idempotency-Key` header (`idempotencyKey`; both: they must agree). `raw` is the
+ * request's `data` as sent, fingerprinted to tell a replay from a reused key.
  */
 export async function createPayment({
   ctx,
   input,
+  idempotencyKey,
   raw,
   deps,
 }: {
   ctx: ServiceContext;
   input: CreatePaymentBody['data'];
+  idempotencyKey: string | undefined;
   raw: unknown;
   deps: PaymentDeps;
 }): Promise<IdempotentResponse> {
+  // Before the transaction: two different keys are a 400 that touches nothing.
+  const key = idempotencyKeyOf({ requestId: input.requestId, header: idempotencyKey });
   return runIdempotent<unknown>({
     ...operationFor(ctx, input.attributes, deps),
     db: ctx.db,
     accountId: ctx.accountId,
     data: raw as { requestId?: unknown },
-    requestId: input.requestId,
+    key,
     ttlDays: ctx.config.IDEMPOTENCY_TTL_DAYS,
     now: wallClockNow(ctx),
   });
