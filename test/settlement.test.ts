@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { readNachaTotals } from '@pps/shared/ach';
 import { addBusinessDays, pacificDate, startOfPacificDay } from '@pps/shared/clock';
@@ -20,6 +21,9 @@ import { type Credentials, createTestStack, type TestStack } from './harness';
  * Settlement through the public API: the settlement workers run beside the API with their own BullMQ prefix,
  * and moving an account's sandbox clock enqueues a pass for it, so records settle within moments.
  */
+
+/** The backfill of returns settled before the pass wrote their code and message. */
+const ACH_RETURN_MIGRATION = '../packages/shared/drizzle/0014_ach_return_outcome.sql';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -192,15 +196,36 @@ describe('ACH settlement', () => {
 
     await setClock(stack, creds, new Date(settleAt.getTime() + 1000));
     await settledStatus(creds, created[0].id, 'completed');
-    const codes = ['R01', 'R02', 'R03', 'R04'];
+    // Each return says itself in the transaction (code and message, not the acceptance), on every view and event.
+    const returns = [
+      { returnCode: 'R01', code: 'R01', message: 'Insufficient funds' },
+      { returnCode: 'R02', code: 'R02', message: 'Account closed' },
+      { returnCode: 'R03', code: 'R03', message: 'No account/unable to locate account' },
+      { returnCode: 'R04', code: 'R04', message: 'Invalid account number structure' },
+    ];
     for (const [index, payment] of created.slice(1).entries()) {
       const returned = await eventually(
         () => statusOf(creds, payment.id),
         (attributes) => attributes.status === 'failed',
       );
-      expect(returned.transaction.returnCode).toBe(codes[index]);
+      expect(returned.transaction).toMatchObject(returns[index]!);
       expect(returned.settledAt).toBeNull();
+      const status = await stack.call('GET', `/payments/status/${payment.id}`, { as: creds });
+      expect(status.status).toBe(200);
+      expect(status.body.data.attributes.status).toBe('failed');
+      const [event] = await stack.sql`
+        select payload from events where resource_id = ${payment.id} and type = 'payment.failed'`;
+      expect(event!.payload.data.attributes).toMatchObject({ status: 'failed', transaction: returns[index] });
+      expect(event!.payload.data.attributes.transaction).toEqual(returned.transaction);
+      expect(event!.payload.data.previousStatus).toBe('pending');
     }
+    // The merchant's list says the same (its order among records made in one millisecond is the ids').
+    const failed = await stack.call('GET', `/payments?id=${merchantId}&status=failed`, { as: creds });
+    type Listed = { attributes: { transaction: { code: string; message: string } } };
+    const said = failed.body.data.map(
+      ({ attributes: { transaction } }: Listed) => `${transaction.code} ${transaction.message}`,
+    );
+    expect(said.sort()).toEqual(returns.map(({ code, message }) => `${code} ${message}`));
     // The returns reversed their captures: only the settled debit's net is the merchant's, and available.
     expect(await balance(`merchant:${merchantId}:pending`)).toBe(0);
     expect(await balance(`merchant:${merchantId}:available`)).toBe(1912);
@@ -239,6 +264,24 @@ describe('ACH settlement', () => {
 
     expectAdminRefusal(await stack.call('GET', `/admin/ach-files/${fileId}`, { as: creds }));
     expect((await stack.call('GET', '/admin/ach-files/ach_unknown', { headers: stack.admin })).status).toBe(404);
+  });
+
+  it('gives a return recorded before the pass wrote code and message its return there (migration 0014)', async () => {
+    const { creds, merchantId } = await freshAccount();
+    const debit = (await createPayment(stack, creds, achBody({ merchantId, amount: '5502' }))).body.data;
+    await setClock(stack, creds, new Date(new Date(debit.attributes.settleAt).getTime() + 1000));
+    await eventually(
+      () => statusOf(creds, debit.id),
+      (attributes) => attributes.status === 'failed',
+    );
+    // As such a row was left: failed with its return code, the acceptance still in code and message.
+    await stack.sql`update payments set code = '0', message = 'Accepted' where id = ${debit.id}`;
+    await stack.sql.unsafe(readFileSync(new URL(ACH_RETURN_MIGRATION, import.meta.url), 'utf8'));
+    expect((await statusOf(creds, debit.id)).transaction).toMatchObject({
+      returnCode: 'R02',
+      code: 'R02',
+      message: 'Account closed',
+    });
   });
 
   it('credits an ACH refund back to the account in the next file', async () => {

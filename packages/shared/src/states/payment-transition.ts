@@ -4,8 +4,13 @@ import { type NewPayment, type Payment, payments } from '../db/schema/payments';
 import { textArray } from '../db/unnest';
 import { assertTransition, type PaymentStatus, statusAfterSettlement } from './payment-states';
 
-/** The state timestamps and outcome columns a status change may set beside the status. */
-export type TransitionColumns = Partial<Pick<NewPayment, 'voidedAt' | 'settledAt' | 'failedAt' | 'returnCode'>>;
+/**
+ * The state timestamps and outcome columns a status change may set beside the status: `code` and `message` are the
+ * processor's latest word on the record (an ACH return replaces the acceptance).
+ */
+export type TransitionColumns = Partial<
+  Pick<NewPayment, 'voidedAt' | 'settledAt' | 'failedAt' | 'returnCode' | 'code' | 'message'>
+>;
 
 /**
  * The one way a payment's status changes (docs/design.md): the transition is checked against the state table

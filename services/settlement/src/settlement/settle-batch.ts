@@ -96,7 +96,11 @@ export async function settleBatch(
   });
 }
 
-/** An ACH debit returned by the receiving bank: `failed` with its return code, the capture reversed exactly. */
+/**
+ * An ACH debit returned by the receiving bank: `failed` with its return code, the capture reversed exactly. The
+ * return is the processor's last word on the debit, so it replaces the acceptance in `code` and `message`, as a
+ * refusal at creation fills them; `returnCode` says it came at settlement. Every view and event renders the row.
+ */
 async function returnAch(tx: DbOrTx, payment: Payment, achReturn: AchReturn, at: Date): Promise<void> {
   const capture = await captureEntries(tx, payment.id);
   if (capture.length > 0) {
@@ -112,7 +116,7 @@ async function returnAch(tx: DbOrTx, payment: Payment, achReturn: AchReturn, at:
     payment,
     to: 'failed',
     at,
-    set: { failedAt: at, returnCode: achReturn.code },
+    set: { failedAt: at, returnCode: achReturn.code, code: achReturn.code, message: achReturn.message },
   });
   await writeEvent(tx, {
     accountId: payment.accountId,
