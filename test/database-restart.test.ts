@@ -80,7 +80,9 @@ beforeAll(async () => {
     data: { type: 'auth', attributes: { appKey: key.body.data.attributes.appKey } },
   });
   headers = { authorization: `Bearer ${token.body.data.attributes.appToken}`, 'x-api-key': apiKey, appid: appId };
-  const merchant = await call('POST', '/merchants', { data: { type: 'merchants', attributes: personalMerchantAttributes() } });
+  const merchant = await call('POST', '/merchants', {
+    data: { type: 'merchants', attributes: personalMerchantAttributes() },
+  });
   merchantId = merchant.body.data.id;
   const card = await call('POST', '/tokens', {
     data: {
@@ -155,7 +157,10 @@ describe('a PostgreSQL restart under load', () => {
     const restartedAt = await sql`select pg_postmaster_start_time() as at`;
     expect(restartedAt[0]?.at.getTime()).toBeGreaterThan(startedAt[0]?.at.getTime());
     const statuses = [...new Set(outcomes.map((outcome) => outcome.status))].sort();
-    expect(statuses.every((status) => status === 201 || status === 503), JSON.stringify(statuses)).toBe(true);
+    expect(
+      statuses.every((status) => status === 201 || status === 503),
+      JSON.stringify(statuses),
+    ).toBe(true);
     for (const failed of outcomes.filter((outcome) => outcome.status === 503)) {
       expect(failed).toMatchObject({ code: 'database_unavailable', retryAfter: '1' });
     }
@@ -209,14 +214,19 @@ describe('a PostgreSQL restart under load', () => {
     });
     expect(clock.status).toBe(200);
     await waitUntil(
-      async () => (await sql`select count(*)::int as n from payments where status = 'completed'`)[0]?.n === payments.size,
+      async () =>
+        (await sql`select count(*)::int as n from payments where status = 'completed'`)[0]?.n === payments.size,
       30_000,
       'every payment settled',
     );
     const completed = await sql`select id from events where type = 'payment.completed'`;
     expect(completed.length).toBe(payments.size);
     const delivered = () => new Set(receiver.at('/hooks').map((entry) => entry.headers['webhook-id']));
-    await waitUntil(async () => completed.every((row) => delivered().has(row.id)), 30_000, 'every completion delivered');
+    await waitUntil(
+      async () => completed.every((row) => delivered().has(row.id)),
+      30_000,
+      'every completion delivered',
+    );
     expect(service.exitCode).toBeNull();
   }, 60_000);
 });

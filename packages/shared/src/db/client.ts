@@ -44,7 +44,8 @@ export function createDatabase(
  * requests waiting, and answered them with errors of the restart, 11 to 19 s later. Capped at half a second, a
  * returning database is used within a second, and a down one is asked at most a few times a second per connection.
  */
-export const reconnectDelaySeconds = (failures: number) => Math.min(0.5, 0.025 * 2 ** failures) * (0.5 + Math.random() / 2);
+export const reconnectDelaySeconds = (failures: number) =>
+  Math.min(0.5, 0.025 * 2 ** failures) * (0.5 + Math.random() / 2);
 
 /**
  * The client drizzle is given: every statement prepared. drizzle sends each one through `unsafe`, which postgres.js

@@ -94,8 +94,17 @@ describe('a connection whose session ends', () => {
 
 describe('isDatabaseUnavailable', () => {
   it('knows the driver’s, the socket’s and the server’s ways of saying it, through wrappers', () => {
-    const wrapped = (code: string) => Object.assign(new Error('Failed query'), { cause: Object.assign(new Error(code), { code }) });
-    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'CONNECTION_CLOSED', 'CONNECT_TIMEOUT', '57P01', '57P03', '08006']) {
+    const wrapped = (code: string) =>
+      Object.assign(new Error('Failed query'), { cause: Object.assign(new Error(code), { code }) });
+    for (const code of [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'CONNECTION_CLOSED',
+      'CONNECT_TIMEOUT',
+      '57P01',
+      '57P03',
+      '08006',
+    ]) {
       expect(isDatabaseUnavailable(wrapped(code)), code).toBe(true);
     }
     const refused = Object.assign(new Error('refused'), { code: 'ECONNREFUSED' });

@@ -122,7 +122,8 @@ export const databaseUnavailable = () =>
 /** The driver's own error under drizzle's wrapper: its code and message, never the statement's parameters. */
 const errorSummary = (error: unknown) => {
   let cause = error as { code?: unknown; message?: unknown; cause?: unknown };
-  while (cause.code === undefined && cause.cause && typeof cause.cause === 'object') cause = cause.cause as typeof cause;
+  while (cause.code === undefined && cause.cause && typeof cause.cause === 'object')
+    cause = cause.cause as typeof cause;
   return { code: cause.code, message: typeof cause.message === 'string' ? cause.message.split('\n')[0] : undefined };
 };
 

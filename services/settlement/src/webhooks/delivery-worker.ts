@@ -64,7 +64,10 @@ export function startDeliveryWorker(deps: {
           if (!isDatabaseUnavailable(error)) throw error;
           // The database is away (a restart, a failover): try again in a moment, without using up one of the
           // delivery's attempts, so it goes out as soon as the database is back rather than failing for good.
-          await job.moveToDelayed(Date.now() + DATABASE_RETRY_MS + Math.floor(Math.random() * DATABASE_RETRY_MS), token);
+          await job.moveToDelayed(
+            Date.now() + DATABASE_RETRY_MS + Math.floor(Math.random() * DATABASE_RETRY_MS),
+            token,
+          );
           throw new DelayedError();
         });
         if (outcome.kind === 'retry') throw new RetryLater(outcome.retryInMs, outcome.reason);

@@ -3,8 +3,8 @@ import { schema, textArray } from '@pps/shared/db';
 import { newId } from '@pps/shared/ids';
 import { jobs } from '@pps/shared/queues';
 import type { Queue } from 'bullmq';
-import type Redis from 'ioredis';
 import { and, asc, eq, isNotNull, isNull, sql } from 'drizzle-orm';
+import type Redis from 'ioredis';
 
 const { events, unrelayedEvents, webhookDeliveries, webhookEndpoints } = schema;
 
