@@ -1,6 +1,7 @@
 import { systemClock } from '@pps/shared/clock';
+import { DEV_DEFAULTS } from '@pps/shared/config';
 import { schema } from '@pps/shared/db';
-import { createMetrics } from '@pps/shared/metrics';
+import { createMetrics, joinClusterMetrics } from '@pps/shared/metrics';
 import { bootstrap, closeServer, listen, onShutdown, runAsClusterPrimary } from '@pps/shared/runtime';
 import { eq } from 'drizzle-orm';
 import Redis from 'ioredis';
@@ -27,6 +28,8 @@ if (runAsClusterPrimary({ count: config.WEB_CONCURRENCY, log, deadlineMs: config
   await new Promise(() => {});
 }
 const metrics = createMetrics({ defaultMetrics: true });
+// Under WEB_CONCURRENCY a scrape reaches one worker: it answers with every worker's sum, collected by the primary.
+joinClusterMetrics(metrics.registry);
 const serviceDeps = { config, db: database.db, log, clock: systemClock, metrics };
 const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: false });
 redis.on('error', () => {});
@@ -53,12 +56,18 @@ const gateway = createGatewayApp(
   },
   metrics,
 );
-const { server, port } = await listen(gateway.fetch, config.PORT, '0.0.0.0', config);
-log.info({ port, pid: process.pid, docs: `${config.PUBLIC_BASE_URL}/docs` }, 'payment processing service listening');
+const { server, port } = await listen(gateway.fetch, config.PORT, config.HOST, config);
+log.info(
+  { host: config.HOST, port, pid: process.pid, docs: `${config.PUBLIC_BASE_URL}/docs` },
+  'payment processing service listening',
+);
 
-// One worker prints the demo account (any process when not clustered).
+// One worker prints the demo account and how to reach the admin API (any process when not clustered).
 const firstWorker = (process.env.WORKER_INDEX ?? '0') === '0';
-if (config.NODE_ENV !== 'production' && config.DEMO_ACCOUNT && firstWorker) await printDemoAccount();
+if (config.NODE_ENV !== 'production' && firstWorker) {
+  if (config.DEMO_ACCOUNT) await printDemoAccount();
+  printAdminAccess();
+}
 
 // The demo shop (development, one process): a shop page on DEMO_PORT embedding the card form (README, Quick start).
 const demoShop =
@@ -95,10 +104,26 @@ async function printDemoAccount() {
     return;
   }
   const demo = await createAccount(database.db, { name: 'Demo Platform' });
-  // Printed once, on purpose, to the terminal: it is the only time this key is ever shown.
+  // Printed once, on purpose, to the terminal: it is the only time this key is ever shown. The export line is what
+  // README's worked example starts from (test/readme.test.ts pastes it as a reader would).
   process.stdout.write(
     `\nDemo account created (shown once):\n  API key: ${demo.apiKey}\n  App id:  ${demo.appId}\n` +
-      `  Try: curl -s -X POST ${config.PUBLIC_BASE_URL}/auth/key -H 'x-api-key: ${demo.apiKey}' ` +
-      `-H 'Content-Type: application/json' -d '{"data":{"type":"auth","attributes":{"appId":"${demo.appId}"}}}'\n\n`,
+      `Paste this line into the shell you run README's worked example in:\n` +
+      `export API=${config.PUBLIC_BASE_URL} KEY=${demo.apiKey} APP=${demo.appId}\n`,
+  );
+}
+
+/**
+ * How to reach /admin/* (README's ACH step calls it). The token itself is printed only while it is the well-known
+ * development default: one that was set is a real secret and never reaches a terminal or a log.
+ */
+function printAdminAccess() {
+  const token =
+    config.ADMIN_TOKEN === DEV_DEFAULTS.ADMIN_TOKEN
+      ? `${config.ADMIN_TOKEN} (development default; set ADMIN_TOKEN)`
+      : '$ADMIN_TOKEN (the one you set; never printed)';
+  process.stdout.write(
+    `\nAdmin API: Authorization: Bearer ${token}\n` +
+      `Queues:    ${config.PUBLIC_BASE_URL}/admin/queues (in a browser: any user name, the admin token as password)\n`,
   );
 }

@@ -36,6 +36,7 @@ const settlementProcess = (env: Record<string, string>) =>
     DATABASE_URL: stack.config.DATABASE_URL,
     SETTLEMENT_INTERVAL_SECONDS: '1',
     SETTLEMENT_BATCH_SIZE: '50',
+    METRICS_PORT: '0', // several run at once; metrics are tested in metrics-processes.test.ts
     ...env,
   });
 

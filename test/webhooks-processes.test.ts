@@ -91,6 +91,7 @@ const webhookWorker = (redisUrl: string, queuePrefix: string, env: Record<string
     WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,2,2,3',
     WEBHOOK_TIMEOUT_MS: '1000',
     OUTBOX_POLL_INTERVAL_MS: '200',
+    METRICS_PORT: '0', // several run at once; metrics are tested in metrics-processes.test.ts
     ...env,
   });
 

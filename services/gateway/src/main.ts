@@ -36,8 +36,8 @@ const app = createGatewayApp(
   },
   createMetrics({ defaultMetrics: true }),
 );
-const { server, port } = await listen(app.fetch, config.PORT, '0.0.0.0', config);
-log.info({ port }, 'gateway listening');
+const { server, port } = await listen(app.fetch, config.PORT, config.HOST, config);
+log.info({ host: config.HOST, port }, 'gateway listening');
 onShutdown(log, [
   { name: 'http', close: () => closeServer(server, { log }) },
   { name: 'upstreams', close: () => Promise.all([upstreams.payments.close(), upstreams.merchants.close()]) },

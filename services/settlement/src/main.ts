@@ -1,11 +1,18 @@
+import { createMetrics } from '@pps/shared/metrics';
 import { bootstrap, onShutdown } from '@pps/shared/runtime';
+import { serveSettlementMetrics } from './metrics-server';
 import { startSettlement } from './workers';
 
 /** Runs the settlement workers alone; scale by process count (every job is idempotent). */
 const { config, log, database } = await bootstrap('settlement');
-const settlement = await startSettlement({ config, db: database.db, log });
+const metrics = createMetrics({ defaultMetrics: true });
+const settlement = await startSettlement({ config, db: database.db, log, metrics });
 log.info('settlement workers started');
+// Prometheus scrapes this process on METRICS_PORT: the passes and records it settled itself.
+const metricsServer = await serveSettlementMetrics({ config, log, metrics });
 onShutdown(log, [
   { name: 'workers', close: settlement.close },
+  // After the workers: scrapes still answer while the batch in flight finishes.
+  ...(metricsServer ? [{ name: 'metrics http', close: metricsServer.close }] : []),
   { name: 'database', close: database.close },
 ]);

@@ -41,3 +41,25 @@ describe('PUBLIC_BASE_URL', () => {
     );
   });
 });
+
+describe('HOST', () => {
+  const productionSecrets = {
+    ADMIN_TOKEN: 'a'.repeat(32),
+    INTERNAL_SECRET: 'i'.repeat(32),
+    TOKEN_SIGNING_KEYS: `k1:${'t'.repeat(32)}`,
+    DATA_ENCRYPTION_KEYS: `d1:${Buffer.alloc(32, 1).toString('base64')}`,
+    BLIND_INDEX_KEY: 'b'.repeat(32),
+  };
+
+  it('is loopback in development and test, every interface in production, unless it is set', () => {
+    expect(loadConfig({}).HOST).toBe('127.0.0.1');
+    expect(loadConfig({ NODE_ENV: 'test' }).HOST).toBe('127.0.0.1');
+    expect(loadConfig({ NODE_ENV: 'production', ...productionSecrets }).HOST).toBe('0.0.0.0');
+    expect(loadConfig({ HOST: '0.0.0.0' }).HOST).toBe('0.0.0.0');
+    expect(loadConfig({ NODE_ENV: 'production', HOST: '10.0.0.5', ...productionSecrets }).HOST).toBe('10.0.0.5');
+  });
+
+  it('refuses an empty value', () => {
+    expect(() => loadConfig({ HOST: ' ' })).toThrow(/HOST/);
+  });
+});

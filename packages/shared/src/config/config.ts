@@ -5,7 +5,7 @@ import { z } from 'zod';
  * Development defaults let `npm start` work on a fresh clone. Each one is well known, so production
  * refuses to start with any of them, and development prints a warning naming the variables it defaulted.
  */
-const DEV_DEFAULTS = {
+export const DEV_DEFAULTS = {
   ADMIN_TOKEN: 'dev-admin-token',
   INTERNAL_SECRET: 'dev-internal-secret-change-me-0123456789',
   TOKEN_SIGNING_KEYS: 'k1:dev-token-signing-key-change-me-0123456789',
@@ -42,9 +42,19 @@ const bool = z.enum(['true', 'false']).transform((value) => value === 'true');
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * The address every HTTP server listens on: loopback unless NODE_ENV=production (set after parsing), so a
+   * development run's well-known admin token, its NACHA files and its unauthenticated /metrics stay off the LAN.
+   */
+  HOST: z.string().trim().min(1).optional(),
   PORT: port.default(8080),
   PAYMENTS_PORT: port.default(8081),
   MERCHANTS_PORT: port.default(8082),
+  /**
+   * A settlement process's `/metrics` and `/healthz` (it has no other HTTP port); 0 is off. 9464 is the usual
+   * Prometheus exporter port. The HTTP services serve `/metrics` on their own port and ignore this.
+   */
+  METRICS_PORT: port.default(9464),
   /** HTTP server limits (docs/decisions.md, Server limits). Headers must arrive within this, else 408 (slowloris). */
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(10_000),
   /** The whole request, headers and body, must arrive within this, else 408. At least HTTP_HEADERS_TIMEOUT_MS. */
@@ -143,7 +153,8 @@ export const configSchema = z.object({
   OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
 });
 
-export type Config = Omit<z.infer<typeof configSchema>, 'PUBLIC_BASE_URL' | 'DEMO_PORT'> & {
+export type Config = Omit<z.infer<typeof configSchema>, 'HOST' | 'PUBLIC_BASE_URL' | 'DEMO_PORT'> & {
+  HOST: string;
   PUBLIC_BASE_URL: string;
   DEMO_PORT: number;
 };
@@ -170,7 +181,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const warnings = defaulted.map((name) => `${name} is not set: using the development default (never in production)`);
   const publicBaseUrl = parsed.data.PUBLIC_BASE_URL ?? `http://localhost:${parsed.data.PORT}`;
   const demoPort = parsed.data.DEMO_PORT ?? (parsed.data.PORT === 0 ? 0 : parsed.data.PORT + 1);
-  return { ...parsed.data, PUBLIC_BASE_URL: publicBaseUrl, DEMO_PORT: Math.min(demoPort, 65535), warnings };
+  const host = parsed.data.HOST ?? (parsed.data.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1');
+  return {
+    ...parsed.data,
+    HOST: host,
+    PUBLIC_BASE_URL: publicBaseUrl,
+    DEMO_PORT: Math.min(demoPort, 65535),
+    warnings,
+  };
 }
 
 /** Convenience for tests: a config with overrides, no warnings printed. */

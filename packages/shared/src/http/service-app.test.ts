@@ -71,3 +71,14 @@ describe('service app error mapping', () => {
     expect((await response.json()).errors[0].code).toBe('internal_signature_missing');
   });
 });
+
+describe('service app liveness', () => {
+  it('answers /healthz unsigned (a container healthcheck), and nothing else', async () => {
+    const { app } = appWithLog();
+    app.get('/who', (c) => c.json({ accountId: c.get('ctx').accountId }));
+    const health = await app.request('/healthz');
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+    expect((await app.request('/who')).status).toBe(401);
+  });
+});

@@ -3,7 +3,7 @@ import { type Clock, offsetClock, systemClock } from '../clock';
 import type { Config } from '../config/config';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
-import type { Metrics } from '../metrics';
+import { type Metrics, metricsResponse } from '../metrics';
 import type { ServiceContext } from './context';
 import { callerOf } from './internal-auth';
 import { bodyChecks, bodySizeGuard, requestId } from './middleware';
@@ -20,6 +20,11 @@ export type ServiceDeps = {
   clock?: Clock;
   /** Shared with the gateway when bound in-process, so `/metrics` shows the services' counters too. */
   metrics?: Metrics;
+  /**
+   * Served on a port of its own (the service's main.ts): the app then serves `GET /metrics` itself, unsigned like
+   * the gateway's, and records its requests' durations. Bound in-process the gateway does both, once.
+   */
+  standalone?: boolean;
 };
 
 /**
@@ -32,7 +37,21 @@ export function createServiceApp(deps: ServiceDeps, name: string): ServiceApp {
   const app = new OpenAPIHono<ServiceEnv>({ defaultHook: validationHook as never });
   app.onError(onError(log));
   app.notFound(notFoundHandler(() => registeredRoutes(app)));
+  // Liveness for a container healthcheck (docker-compose.yml), before the signature check: it reveals nothing.
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.use('*', requestId());
+  if (deps.standalone && deps.metrics) {
+    const metrics = deps.metrics;
+    app.use('*', async (c, next) => {
+      const started = performance.now();
+      await next();
+      // The route's template (`/payments/:id`), never the raw path: bounded label values.
+      const labels = { method: c.req.method, route: c.req.routePath, status: String(c.res.status) };
+      metrics.httpDuration.observe(labels, (performance.now() - started) / 1000);
+    });
+    // Before the signature check: Prometheus scrapes each process directly, as it does the gateway.
+    app.get('/metrics', () => metricsResponse(metrics));
+  }
   app.use('*', async (c, next) => {
     // The signature covers the path as sent (percent-encoding kept), the same bytes the gateway signed.
     const caller = callerOf(

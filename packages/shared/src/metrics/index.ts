@@ -1,2 +1,4 @@
+export * from './cluster';
 export * from './metrics';
 export * from './queues';
+export * from './serve';

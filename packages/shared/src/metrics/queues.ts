@@ -20,6 +20,8 @@ export function registerQueueMetrics(metrics: Metrics, queues: CountableQueue[])
     help: 'BullMQ jobs by queue and state (queue depth is waiting + delayed + prioritized)',
     labelNames: ['queue', 'state'] as const,
     registers: [metrics.registry],
+    // Every cluster worker reads the same Redis counts: summing them would multiply the depth by the workers.
+    aggregator: 'first',
     async collect() {
       this.reset();
       await Promise.all(

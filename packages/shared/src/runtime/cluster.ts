@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from '../logger';
+import { aggregateWorkerMetrics } from '../metrics/cluster';
 
 /** A worker that dies this soon after it started is not restarted again at once (a crash loop waits). */
 const RESTART_BACKOFF_MS = 1000;
@@ -10,11 +11,13 @@ const RESTART_BACKOFF_MS = 1000;
  * and on SIGTERM/SIGINT passes the signal to every worker (each drains its requests and closes its pools) and
  * exits once they all have, or after `deadlineMs` with SIGKILL for the rest. In a worker, or with `count` 1, it
  * returns false and the caller starts the service as usual. `WORKER_INDEX` tells a worker which one it is.
+ * The primary also answers `/metrics` for the whole cluster: workers that `joinClusterMetrics` are summed.
  */
 export function runAsClusterPrimary(options: { count: number; log: Logger; deadlineMs: number }): boolean {
   const { count, log, deadlineMs } = options;
   if (count <= 1 || !cluster.isPrimary) return false;
   let stopping = false;
+  aggregateWorkerMetrics(log);
   const fork = (index: number) => {
     const worker = cluster.fork({ WORKER_INDEX: String(index) });
     const started = Date.now();

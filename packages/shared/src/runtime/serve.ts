@@ -34,7 +34,7 @@ const drains = new WeakMap<Server, Drain>();
 
 /**
  * Serves a fetch handler on a port with deliberate limits; resolves once listening (rejects if it cannot listen).
- * `limits` takes the config itself (`listen(app.fetch, config.PORT, '0.0.0.0', config)`); anything missing is the
+ * `limits` takes the config itself (`listen(app.fetch, config.PORT, config.HOST, config)`); anything missing is the
  * configuration's default.
  *
  * - headers must arrive within HTTP_HEADERS_TIMEOUT_MS and the whole request within HTTP_REQUEST_TIMEOUT_MS, else
@@ -47,7 +47,7 @@ const drains = new WeakMap<Server, Drain>();
 export function listen(
   fetch: (request: Request) => Response | Promise<Response>,
   port: number,
-  hostname = '0.0.0.0',
+  hostname = '127.0.0.1',
   limits: Partial<ServerLimits> = {},
 ): Promise<{ server: Server; port: number }> {
   const headersTimeout = limits.HTTP_HEADERS_TIMEOUT_MS ?? DEFAULT_SERVER_LIMITS.HTTP_HEADERS_TIMEOUT_MS;

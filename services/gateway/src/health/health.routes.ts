@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MIGRATIONS_FOLDER, migrationsApplied } from '@pps/shared/db';
-import type { Metrics } from '@pps/shared/metrics';
+import { type Metrics, metricsResponse } from '@pps/shared/metrics';
 import type { Env, Hono } from 'hono';
 import type { GatewayDeps } from '../deps';
 import type { RateLimits } from '../limits/rate-limits';
@@ -42,7 +42,5 @@ export function registerHealthRoutes<E extends Env>(
       ready ? 200 : 503,
     );
   });
-  app.get('/metrics', async (c) =>
-    c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }),
-  );
+  app.get('/metrics', () => metricsResponse(metrics));
 }
