@@ -4,8 +4,8 @@ import { chromium } from 'playwright-core';
 /**
  * Screenshots of the demo shop for the README: `npm start`, then
  * `npx tsx scripts/demo-screenshot.ts [--url http://localhost:8081/demo/checkout] [--out docs]`.
- * Types the sandbox Visa into the embedded card form (docs/checkout-demo.png), pays, and waits for the payment's
- * status (docs/checkout-demo-paid.png). Uses Debian's chromium (CHROMIUM_PATH, default /usr/bin/chromium).
+ * Types the sandbox Visa into the embedded card form (docs/checkout-demo.png), pays, and waits for the shop's
+ * confirmation (docs/checkout-demo-paid.png). Uses Debian's chromium (CHROMIUM_PATH, default /usr/bin/chromium).
  */
 const { values } = parseArgs({
   options: {
@@ -30,7 +30,7 @@ try {
   await form.getByLabel('Name on card').focus();
   await page.screenshot({ path: `${values.out}/checkout-demo.png` });
   await form.getByRole('button', { name: 'Pay $10.00' }).click();
-  await page.getByText(/^Paid \$10\.00/).waitFor();
+  await page.getByText(/^Payment received/).waitFor();
   await page.screenshot({ path: `${values.out}/checkout-demo-paid.png` });
   console.log(`screenshots written to ${values.out}/checkout-demo.png and ${values.out}/checkout-demo-paid.png`);
 } finally {

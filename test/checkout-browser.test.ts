@@ -25,8 +25,12 @@ let browser: Browser;
 let creds: Credentials;
 let merchant: string;
 
-/** Shop pages by key: each renders one session, as a platform's server would render its checkout page. */
-const pages = new Map<string, { sessionId: string; clientSecret: string; timeoutMs?: number }>();
+/**
+ * Shop pages by key: each renders one session, as a platform's server would render its checkout page, with the
+ * button "Pay $10.00" unless `submitLabel` says otherwise (null: the form's own, "Save card").
+ */
+type ShopPage = { sessionId: string; clientSecret: string; timeoutMs?: number; submitLabel?: string | null };
+const pages = new Map<string, ShopPage>();
 /** Every path the shop server was asked for. */
 const shopRequests: string[] = [];
 
@@ -48,12 +52,12 @@ function shopPage(key: string): string {
     window.__ready = false;
     window.addEventListener('message', (event) => window.__messages.push({ origin: event.origin, data: event.data }));
     const config = JSON.parse(document.getElementById('config').textContent);
-    mountCheckout({
+    window.__checkout = mountCheckout({
       element: '#card',
       sessionId: config.sessionId,
       clientSecret: config.clientSecret,
       timeoutMs: config.timeoutMs,
-      submitLabel: 'Pay $10.00',
+      submitLabel: 'submitLabel' in config ? config.submitLabel : 'Pay $10.00',
       onReady: () => { window.__ready = true; },
       onToken: (token) => {
         window.__tokens.push(token);
@@ -110,10 +114,11 @@ type Opened = { page: Page; context: BrowserContext; urls: string[]; console: st
 /** Opens the shop page of a session from `origin` in a fresh context; records every URL and console line. */
 async function openShop(
   session: { sessionId: string; clientSecret: string },
-  options: { origin?: string; timeoutMs?: number } = {},
+  options: { origin?: string; timeoutMs?: number; submitLabel?: string | null } = {},
 ): Promise<Opened> {
   const key = Math.random().toString(36).slice(2);
-  pages.set(key, { ...session, timeoutMs: options.timeoutMs });
+  const { origin: _, ...shown } = options;
+  pages.set(key, { ...session, ...shown });
   const context = await browser.newContext();
   const page = await context.newPage();
   const urls: string[] = [];
@@ -187,7 +192,9 @@ describe('the embedded checkout in chromium', () => {
         card: { brand: 'visa', last4: '4242', expiry: '1230', holder: 'Jane Buyer' },
       });
       expect(await opened.page.locator('#result').textContent()).toBe('Paid with visa 4242');
-      expect(await frame.locator('#form-status').textContent()).toBe('Card saved: Visa ending in 4242.');
+      // The button is the page's ("Pay $10.00"): the page says what became of the card, the form does not say
+      // "Card saved" (a decline may follow).
+      expect(await frame.locator('#form-status').textContent()).toBe('');
       expect(await frame.locator('#number').inputValue()).toBe(''); // the number does not linger
       await expectNoCardDataAtTheShop(opened);
       // Every message came from the API's origin; the form's POST went to the API with the secret in a header.
@@ -229,6 +236,42 @@ describe('the embedded checkout in chromium', () => {
       const [token] = await opened.page.evaluate(() => (window as any).__tokens);
       expect(token.card).toEqual({ brand: 'amex', last4: '0005', expiry: '1230', holder: 'Jane Buyer' });
       await expectNoCardDataAtTheShop(opened, '378282246310005');
+    } finally {
+      await opened.context.close();
+    }
+  });
+
+  it('the page disables the form while it charges a token, and enables it again; "Save card" says it saved', async () => {
+    const session = await createSession(creds);
+    const opened = await openShop(session, { submitLabel: null });
+    try {
+      await waitReady(opened.page);
+      const frame = opened.frame();
+      const button = frame.getByRole('button', { name: 'Save card' });
+      await typeCard(frame, {});
+      await opened.page.keyboard.press('Enter');
+      await opened.page.waitForFunction(() => (window as any).__tokens.length === 1);
+      // The form's own button: the form says the card is saved.
+      expect(await frame.locator('#form-status').textContent()).toBe('Card saved: Visa ending in 4242.');
+
+      // Held by the page: every field and the button disabled, and a submit from the page does nothing.
+      await typeCard(frame, {});
+      await opened.page.evaluate(() => (window as any).__checkout.disable());
+      await frame.waitForFunction(() => (document.getElementById('card-fields') as HTMLFieldSetElement).disabled);
+      expect(await button.isDisabled()).toBe(true);
+      expect(await frame.locator('#number').isDisabled()).toBe(true);
+      await opened.page.evaluate(() => (window as any).__checkout.submit());
+      // Messages arrive in order: once `enable` has, the `submit` before it was refused.
+      await opened.page.evaluate(() => (window as any).__checkout.enable());
+      await frame.waitForFunction(() => !(document.getElementById('card-fields') as HTMLFieldSetElement).disabled);
+      expect(await frame.locator('#card-form').getAttribute('aria-busy')).toBeNull();
+      expect(opened.urls.filter((url) => url.endsWith('/tokens'))).toHaveLength(1);
+
+      // Enabled again, the card typed before goes through.
+      expect(await button.isEnabled()).toBe(true);
+      await opened.page.evaluate(() => (window as any).__checkout.submit());
+      await opened.page.waitForFunction(() => (window as any).__tokens.length === 2);
+      await expectNoCardDataAtTheShop(opened);
     } finally {
       await opened.context.close();
     }
@@ -382,9 +425,21 @@ describe('the embedded checkout in chromium', () => {
     const context = await browser.newContext();
     try {
       const page = await context.newPage();
+      const failed: string[] = [];
+      page.on('response', (response) => {
+        if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
+      });
+      page.on('console', (message) => {
+        if (message.text().startsWith('Failed to load resource')) failed.push(message.text());
+      });
       await page.goto(`${api.origin}/checkout/frame/${session.sessionId}`);
       expect(await page.getByRole('alert').textContent()).toBe('This card form works inside a checkout page only.');
       expect(await page.locator('#number').isDisabled()).toBe(true);
+      // Its icon is inline: the browser asks the API for no /favicon.ico (a 404 in the console).
+      expect(await page.locator('link[rel="icon"]').count()).toBe(1);
+      expect(await page.locator('link[rel="icon"]').getAttribute('href')).toMatch(/^data:image\/svg\+xml,/);
+      await page.waitForLoadState('networkidle');
+      expect(failed).toEqual([]);
     } finally {
       await context.close();
     }

@@ -8,6 +8,7 @@ import type { Logger } from '@pps/shared/logger';
 import { closeServer, listen } from '@pps/shared/runtime';
 import { asc, eq } from 'drizzle-orm';
 import { type Context, Hono } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { createAccount } from '../admin/accounts.usecases';
 import { checkoutAsset } from './assets';
 
@@ -17,10 +18,57 @@ import { checkoutAsset } from './assets';
  * from its server side with its own credentials, as a platform would. Everything it needs is made in-process at
  * start: the account "Demo Shop" (created once; its API key, never shown, is replaced at each start since only its
  * hash is kept), an app key and token, and an active merchant.
+ *
+ * It charges each order once, as a shop must: the page is an order's (`/demo/checkout?order=<id>`), its payment's
+ * `requestId` is the order's, the form is held while a payment is under way and for good once paid, and the server
+ * answers every later payment of a paid order (a double click, a retry, a reload, a second tab) with its payment.
  */
 
 export const DEMO_SHOP_ACCOUNT = 'Demo Shop';
 const AMOUNT = '1000';
+const PRICE = '$10.00';
+/** Orders kept, the newest (in memory: a real shop keeps them in its database). */
+const MAX_ORDERS = 1000;
+const BRANDS: Record<string, string> = {
+  visa: 'Visa',
+  mastercard: 'Mastercard',
+  amex: 'American Express',
+  discover: 'Discover',
+};
+/** The pages' icon, inline (`img-src data:`): no /favicon.ico request, which would be a 404. */
+const ICON = `data:image/svg+xml,${encodeURIComponent(
+  "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'><circle cx='8' cy='8' r='7' fill='#3b2a20'/><path d='M8 3c-2 2-2 8 0 10' stroke='#f4f1ea' stroke-width='1.5' fill='none'/></svg>",
+)}`;
+
+/**
+ * What the shop's server tells its page about paying an order: never a payment id or the API's status words. An
+ * outcome the shop knows (paid, declined) is a 200, which the browser logs as no error; 400 is a payment the API
+ * refused without making it, 502 a payment whose outcome is not known yet.
+ */
+type PayAnswer = {
+  status: ContentfulStatusCode;
+  body: { outcome: 'paid' | 'declined' | 'failed' | 'unknown'; reference: string; message: string };
+  /** The answer of a payment made before (a paid order): sent again, with `Idempotent-Replayed: true`. */
+  replayed?: boolean;
+};
+
+/**
+ * An order, made when its checkout page is first asked for. Its payment is keyed by the order: `requestId` is the
+ * idempotency key of the order's payment, replaced only after a declined attempt (a failed payment is that key's
+ * answer for good; the next card is a new attempt). Its payments run one at a time.
+ */
+type Order = {
+  /** A UUID, in the page's URL. */
+  id: string;
+  /** `DEMO-…`: the payment's invoice, and what the buyer is shown. */
+  reference: string;
+  requestId: string;
+  /** The request sent under `requestId` that the API did not answer: sent again, as it was, before another card. */
+  unsettled?: Json;
+  /** Set once paid: every later payment of the order answers this. */
+  paid?: PayAnswer;
+  queue: Promise<unknown>;
+};
 
 /** How the shop reaches the API: the gateway in this process (`gateway.request`). */
 export type ApiCall = (path: string, init?: RequestInit) => Response | Promise<Response>;
@@ -144,13 +192,30 @@ async function demoMerchant(api: ApiCall, headers: Record<string, string>): Prom
 
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
-function demoPage(shop: { origin: string; apiBaseUrl: string; merchant: string }): string {
+/** The checkout page of an order; once the order is paid, its confirmation instead of the card form. */
+function demoPage(shop: { origin: string; apiBaseUrl: string; merchant: string; order: Order }): string {
+  const { order } = shop;
+  const payment = order.paid
+    ? `<section class="payment" aria-labelledby="payment-title">
+      <h2 id="payment-title">Payment</h2>
+      <div id="outcome" class="outcome success" role="status" aria-live="polite">${escapeHtml(order.paid.body.message)}</div>
+      <p id="next" class="next"><a href="/demo/checkout">Start a new order</a></p>
+    </section>`
+    : `<section class="payment" aria-labelledby="payment-title">
+      <h2 id="payment-title">Pay by card</h2>
+      <div id="card"></div>
+      <div id="outcome" class="outcome" role="status" aria-live="polite"></div>
+      <p id="next" class="next" hidden><a href="/demo/checkout">Start a new order</a></p>
+      <p id="cards" class="cards">Sandbox cards: <code>4242 4242 4242 4242</code> approved, <code>4000 0000 0000 0002</code>
+        declined; any future expiry, any 3 digits.</p>
+    </section>`;
   return `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Demo shop: embedded checkout</title>
+  <link rel="icon" href="${ICON}">
   <link rel="stylesheet" href="/demo/assets/demo.css">
   <script src="${escapeHtml(shop.apiBaseUrl)}/checkout.js" defer></script>
   <script src="/demo/assets/demo.js" defer></script>
@@ -160,22 +225,17 @@ function demoPage(shop: { origin: string; apiBaseUrl: string; merchant: string }
     <strong>${escapeHtml(shop.merchant)}</strong>
     <span>a demo shop at ${escapeHtml(shop.origin)}</span>
   </header>
-  <main class="shop">
+  <main id="shop" class="shop" data-order="${escapeHtml(order.id)}" data-state="${order.paid ? 'paid' : 'open'}">
     <section class="order" aria-labelledby="order-title">
       <h1 id="order-title">Your order</h1>
-      <ul class="lines"><li><span>House blend, 250 g</span><span>$10.00</span></li></ul>
-      <p class="total"><span>Total</span><span>$10.00</span></p>
+      <p class="reference">Order ${escapeHtml(order.reference)}</p>
+      <ul class="lines"><li><span>House blend, 250 g</span><span>${PRICE}</span></li></ul>
+      <p class="total"><span>Total</span><span>${PRICE}</span></p>
       <p class="note">This page belongs to the shop (${escapeHtml(shop.origin)}). The card form is the API's
         (${escapeHtml(shop.apiBaseUrl)}), in an iframe: the card number never reaches this page or the shop's
-        server, which gets a vault token and charges it.</p>
+        server, which gets a vault token and charges the order with it, once.</p>
     </section>
-    <section class="payment" aria-labelledby="payment-title">
-      <h2 id="payment-title">Pay by card</h2>
-      <div id="card"></div>
-      <div id="outcome" class="outcome" role="status" aria-live="polite"></div>
-      <p class="cards">Sandbox cards: <code>4242 4242 4242 4242</code> approved, <code>4000 0000 0000 0002</code>
-        declined; any future expiry, any 3 digits.</p>
-    </section>
+    ${payment}
   </main>
 </body>
 </html>
@@ -224,10 +284,92 @@ export async function startDemoShop(deps: {
     "form-action 'self'",
   ].join('; ');
 
+  const orders = new Map<string, Order>();
+  const newOrder = (): Order => {
+    const id = randomUUID();
+    const order = {
+      id,
+      reference: `DEMO-${id.slice(0, 8).toUpperCase()}`,
+      requestId: randomUUID(),
+      queue: Promise.resolve(),
+    };
+    orders.set(id, order);
+    if (orders.size > MAX_ORDERS) orders.delete(orders.keys().next().value as string);
+    return order;
+  };
+  const orderOf = (id: unknown) => (typeof id === 'string' ? orders.get(id) : undefined);
+
+  const unknownOutcome = (order: Order): PayAnswer => ({
+    status: 502,
+    body: {
+      outcome: 'unknown',
+      reference: order.reference,
+      message: 'The payment could not be confirmed. Try again: your order is never charged twice.',
+    },
+  });
+
+  /**
+   * One POST /payments of `order`, under its `requestId`. Until the API answers, the request is the order's unsettled
+   * one. A decline (a failed payment, stored and remembered under the key) spends the key: the next card gets a new
+   * one. A refusal that stored nothing (an unknown token) leaves the key as it was.
+   */
+  async function send(order: Order, body: Json): Promise<PayAnswer> {
+    order.unsettled = body;
+    let paid: Answer;
+    try {
+      paid = await call(api, 'POST', '/payments', await headers(), body);
+    } catch (error) {
+      log.warn({ err: error, order: order.reference }, 'demo shop payment: no answer from the API');
+      return unknownOutcome(order);
+    }
+    const paymentId = paid.status === 201 ? paid.body.data.id : paid.body?.meta?.paymentId;
+    log.info({ status: paid.status, order: order.reference, paymentId }, 'demo shop payment');
+    if (paid.status >= 500 || paid.status === 429) return unknownOutcome(order);
+    order.unsettled = undefined;
+    if (paid.status === 201) {
+      const card = paid.body.data.attributes.card;
+      const message = `Payment received — ${PRICE} charged to ${BRANDS[card.brand] ?? 'your card'} ending ${card.last4}. Order ${order.reference}.`;
+      order.paid = { status: 200, body: { outcome: 'paid', reference: order.reference, message } };
+      return order.paid;
+    }
+    if (paymentId) order.requestId = randomUUID();
+    const message: string = paid.body?.meta?.transaction?.message ?? paid.body?.errors?.[0]?.detail ?? 'refused';
+    return paymentId
+      ? { status: 200, body: { outcome: 'declined', reference: order.reference, message } }
+      : { status: 400, body: { outcome: 'failed', reference: order.reference, message } };
+  }
+
+  /** Pays `order` with a token, unless it is paid: then its payment is the answer again, and nothing is charged. */
+  async function charge(order: Order, token: { tokenId: string; holder: string; expiry: string }) {
+    if (order.paid) return { ...order.paid, replayed: true };
+    // The last request's outcome is unknown: the same request again (the API answers it with its first response if
+    // it was made), so that an order paid meanwhile is not paid again with this card.
+    if (order.unsettled) {
+      const answer = await send(order, order.unsettled);
+      if (order.paid || order.unsettled) return answer;
+    }
+    return send(order, {
+      data: {
+        type: 'payments',
+        requestId: order.requestId,
+        attributes: {
+          paymentType: 'tokenv3',
+          merchantId: merchant.id,
+          token: { tokenId: token.tokenId, holder: token.holder, expiry: token.expiry, useAVS: false },
+          transaction: { amount: AMOUNT, currency: 'USD', invoice: order.reference },
+          billingAddress: { country: 'USA' },
+        },
+      },
+    });
+  }
+
   app.get('/', (c) => c.redirect('/demo/checkout'));
+  // A page is an order's: without one (or with one this shop no longer knows), a new order.
   app.get('/demo/checkout', (c) => {
+    const order = orderOf(c.req.query('order'));
+    if (!order) return c.redirect(`/demo/checkout?order=${newOrder().id}`, 303);
     const origin = requestOrigin(c) ?? `http://localhost:${config.DEMO_PORT}`;
-    return c.html(demoPage({ origin, apiBaseUrl, merchant: merchant.name }), 200, {
+    return c.html(demoPage({ origin, apiBaseUrl, merchant: merchant.name, order }), 200, {
       'content-security-policy': pageCsp,
       'cache-control': 'no-store',
     });
@@ -239,10 +381,15 @@ export async function startDemoShop(deps: {
     return c.body(asset.body, 200, { 'content-type': asset.type, 'cache-control': 'no-cache' });
   });
 
-  // The shop's server: a checkout session for this page's origin (the client secret goes to this page only).
+  // The shop's server: a checkout session for this page's origin (the client secret goes to this page only), unless
+  // the order is paid (another tab paid it): then its confirmation.
   app.post('/demo/checkout/session', async (c) => {
     const origin = requestOrigin(c);
     if (!origin) return c.json({ error: 'unknown origin' }, 400);
+    const input = (await c.req.json().catch(() => ({}))) as { orderId?: unknown };
+    const order = orderOf(input.orderId);
+    if (!order) return c.json({ error: 'This order is not known: reload the page.' }, 404);
+    if (order.paid) return c.json(order.paid.body);
     const created = await call(api, 'POST', '/checkout/sessions', await headers(), {
       data: { type: 'checkoutSessions', attributes: { allowedOrigins: [origin], merchantId: merchant.id } },
     });
@@ -254,58 +401,26 @@ export async function startDemoShop(deps: {
     });
   });
 
-  // The shop's server charges the token its page received (a tokenv3 payment with the card's holder and expiry).
+  // The shop's server charges the order with the token its page received (a tokenv3 payment with the card's holder
+  // and expiry), one payment at a time per order.
   app.post('/demo/checkout/pay', async (c) => {
-    const input = (await c.req.json().catch(() => ({}))) as { tokenId?: unknown; holder?: unknown; expiry?: unknown };
-    if (typeof input.tokenId !== 'string' || typeof input.holder !== 'string' || typeof input.expiry !== 'string') {
-      return c.json({ error: 'tokenId, holder and expiry are required' }, 400);
+    const input = (await c.req.json().catch(() => ({}))) as Record<string, unknown>;
+    const { tokenId, holder, expiry } = input;
+    if (typeof tokenId !== 'string' || typeof holder !== 'string' || typeof expiry !== 'string') {
+      return c.json({ error: 'orderId, tokenId, holder and expiry are required' }, 400);
     }
-    const paid = await call(api, 'POST', '/payments', await headers(), {
-      data: {
-        type: 'payments',
-        requestId: randomUUID(),
-        attributes: {
-          paymentType: 'tokenv3',
-          merchantId: merchant.id,
-          token: { tokenId: input.tokenId, holder: input.holder, expiry: input.expiry, useAVS: false },
-          transaction: { amount: AMOUNT, currency: 'USD', invoice: `DEMO-${Date.now()}` },
-          billingAddress: { country: 'USA' },
-        },
-      },
-    });
-    const payment = paid.status === 201 ? paid.body.data : undefined;
-    const failed = paid.body?.meta?.transaction;
-    log.info({ status: paid.status, paymentId: payment?.id ?? paid.body?.meta?.paymentId }, 'demo shop payment');
-    return c.json(
-      payment
-        ? {
-            paymentId: payment.id,
-            status: payment.attributes.status,
-            amount: payment.attributes.transaction.amount,
-            message: payment.attributes.transaction.message,
-            card: payment.attributes.card,
-          }
-        : {
-            paymentId: paid.body?.meta?.paymentId ?? null,
-            status: 'failed',
-            code: paid.body?.errors?.[0]?.code,
-            message: failed?.message ?? paid.body?.errors?.[0]?.detail,
-          },
-      payment ? 201 : 402,
-    );
-  });
-
-  // The payment's status now (GET /payments/status/{id} with the shop's credentials).
-  app.get('/demo/checkout/payments/:id', async (c) => {
-    const read = await call(api, 'GET', `/payments/status/${encodeURIComponent(c.req.param('id'))}`, await headers());
-    if (read.status !== 200) return c.json({ error: 'unknown payment' }, 404);
-    return c.json({ paymentId: read.body.data.id, status: read.body.data.attributes.status });
+    const order = orderOf(input.orderId);
+    if (!order) return c.json({ error: 'This order is not known: reload the page.' }, 404);
+    const run = order.queue.then(() => charge(order, { tokenId, holder, expiry }));
+    order.queue = run.catch(() => undefined);
+    const answer = await run;
+    return c.json(answer.body, answer.status, answer.replayed ? { 'idempotent-replayed': 'true' } : {});
   });
 
   const listening: { server: Server; port: number } = await listen(
     app.fetch,
     deps.port ?? config.DEMO_PORT,
-    deps.hostname ?? '0.0.0.0',
+    deps.hostname ?? config.HOST,
     config,
   );
   const url = `http://localhost:${listening.port}/demo/checkout`;

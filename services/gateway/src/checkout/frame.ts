@@ -31,6 +31,11 @@ export const frameHeaders = (allowedOrigins: string[]): Record<string, string> =
 
 export type FrameState = 'open' | 'expired' | 'complete';
 
+/** The page's icon, inline (`img-src data:`): a browser that opens the form asks for no /favicon.ico, which is a 404. */
+const ICON = `data:image/svg+xml,${encodeURIComponent(
+  "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'><rect x='1' y='3' width='14' height='10' rx='2' fill='#2f5bea'/><rect x='1' y='5.5' width='14' height='2' fill='#1a1f36'/></svg>",
+)}`;
+
 const NOTICES: Record<Exclude<FrameState, 'open'>, string> = {
   expired: 'This checkout session has expired. Reload the page to start again.',
   complete: 'This checkout session cannot save any more cards. Reload the page to start again.',
@@ -48,6 +53,7 @@ export function frameHtml(session: { id: string; allowedOrigins: string[]; state
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Card details</title>
+  <link rel="icon" href="${ICON}">
   <link rel="stylesheet" href="/checkout/assets/frame.css">
   <script src="/checkout/assets/frame.js" defer></script>
 </head>

@@ -19,7 +19,7 @@
    *   in the session's `allowedOrigins`, so the browser refused to frame it.
    * - `onReady()`: the form is ready for the buyer. `submitLabel`: the button's text (default "Save card").
    * - `baseUrl`: the API's origin, when checkout.js is not loaded from it (a bundled copy).
-   * Returns `{iframe, submit(), unmount()}`.
+   * Returns `{iframe, submit(), disable(), enable(), unmount()}`.
    */
   function mountCheckout(options) {
     const settings = options || {};
@@ -44,6 +44,8 @@
     iframe.style.cssText = 'display:block;width:100%;border:0;height:360px;';
 
     let ready = false;
+    /** Held by the page (`disable()`); sent with `init` too, for a call made before the form was ready. */
+    let disabled = false;
     const timer = setTimeout(() => {
       if (!ready) {
         onError({
@@ -65,7 +67,7 @@
         case 'ready':
           ready = true;
           clearTimeout(timer);
-          send({ type: 'init', clientSecret: settings.clientSecret, submitLabel: settings.submitLabel });
+          send({ type: 'init', clientSecret: settings.clientSecret, submitLabel: settings.submitLabel, disabled });
           break;
         case 'loaded':
           onReady();
@@ -97,6 +99,18 @@
       iframe,
       /** Submits the form, as its own button does (for a page with its own "Pay" button). */
       submit: () => send({ type: 'submit' }),
+      /**
+       * Disables the form (its fields and button) until `enable()`: while the page's server charges a token, so the
+       * buyer cannot pay twice, and for good once the order is paid. An expired or used-up session stays disabled.
+       */
+      disable() {
+        disabled = true;
+        send({ type: 'disable' });
+      },
+      enable() {
+        disabled = false;
+        send({ type: 'enable' });
+      },
       unmount() {
         clearTimeout(timer);
         window.removeEventListener('message', onMessage);

@@ -1,13 +1,21 @@
 // The demo shop's page script (development only; services/gateway/src/checkout/demo-shop.ts). It does what a
 // platform's checkout page does: asks its own server for a checkout session, mounts the API's card form with
-// checkout.js, and hands the token it gets to its own server, which charges it. It never sees the card number.
+// checkout.js, and hands the token it gets to its own server, which charges the order with it. It never sees the
+// card number. The order is paid once: the form is disabled while a payment is under way and for good once paid, and
+// the shop's server answers any later payment of a paid order with that payment (a reload, a second tab, a retry).
 (() => {
+  const shop = document.getElementById('shop');
+  const orderId = shop.dataset.order;
   const outcome = document.getElementById('outcome');
   const say = (text, kind) => {
     outcome.textContent = text;
     outcome.className = `outcome ${kind || ''}`;
   };
   const BRANDS = { visa: 'Visa', mastercard: 'Mastercard', amex: 'American Express', discover: 'Discover' };
+
+  let checkout = null;
+  let paying = false;
+  let paid = shop.dataset.state === 'paid';
 
   async function postJson(path, body) {
     const response = await fetch(path, {
@@ -18,38 +26,68 @@
     return { status: response.status, body: await response.json().catch(() => ({})) };
   }
 
+  /** The order is paid (here, in another tab, or before a reload): its confirmation; the form stays disabled. */
+  function showPaid(message) {
+    paid = true;
+    checkout?.disable();
+    say(message, 'success');
+    document.getElementById('cards').hidden = true;
+    document.getElementById('next').hidden = false;
+  }
+
   async function pay(token) {
-    say('Card saved. Paying $10.00…');
-    const paid = await postJson('/demo/checkout/pay', {
-      tokenId: token.tokenId,
-      holder: token.card.holder,
-      expiry: token.card.expiry,
-    });
+    if (paying || paid) return;
+    paying = true;
+    checkout.disable();
+    say('Paying $10.00…');
     const card = `${BRANDS[token.card.brand] || 'Card'} ending in ${token.card.last4}`;
-    if (paid.status === 201) {
-      say(`Paid $10.00 with ${card}. Payment ${paid.body.paymentId}: ${paid.body.status}.`, 'success');
-    } else {
-      say(`${card} was declined (${paid.body.message || paid.body.code || 'failed'}). Try another card.`, 'failure');
+    try {
+      const answer = await postJson('/demo/checkout/pay', {
+        orderId,
+        tokenId: token.tokenId,
+        holder: token.card.holder,
+        expiry: token.card.expiry,
+      });
+      if (answer.body.outcome === 'paid') {
+        showPaid(answer.body.message);
+      } else if (answer.body.outcome === 'declined') {
+        say(`${card} was declined (${answer.body.message}). Try another card.`, 'failure');
+      } else {
+        say(answer.body.message || answer.body.error || 'The payment could not be made: try again.', 'failure');
+      }
+    } catch {
+      say(
+        'The shop could not be reached to confirm the payment. Try again: your order is never charged twice.',
+        'failure',
+      );
+    } finally {
+      paying = false;
+      if (!paid) checkout.enable();
     }
   }
 
   async function start() {
+    if (paid) return; // the shop's server rendered the confirmation: nothing to pay
     if (typeof window.mountCheckout !== 'function') {
       say('checkout.js did not load from the API: is it running?', 'failure');
       return;
     }
-    const session = await postJson('/demo/checkout/session');
+    const session = await postJson('/demo/checkout/session', { orderId });
+    if (session.body.outcome === 'paid') {
+      showPaid(session.body.message);
+      return;
+    }
     if (session.status !== 200) {
       say(`No checkout session: ${session.body.error || session.status}`, 'failure');
       return;
     }
-    window.mountCheckout({
+    checkout = window.mountCheckout({
       element: '#card',
       sessionId: session.body.sessionId,
       clientSecret: session.body.clientSecret,
       submitLabel: 'Pay $10.00',
       onToken: (token) => {
-        pay(token).catch(() => say('The payment could not be made: try again.', 'failure'));
+        pay(token);
       },
       onError: (error) => {
         if (!error.field) say(`${error.detail || error.code}`, 'failure');

@@ -3,7 +3,8 @@
 // its parent; the parent (checkout.js) posts `{type: 'init', clientSecret}` to this origin exactly; `init` is accepted
 // only from the parent window and only from an origin the session allows, and from then on every message goes to that
 // origin only. The card number and security code never leave this page except in the POST to this origin: the parent
-// receives `{tokenId, card: {brand, last4, expiry, holder}}`.
+// receives `{tokenId, card: {brand, last4, expiry, holder}}`. The parent may then post `disable` and `enable` (the
+// page's `checkout.disable()` while it charges the token, and for good once paid).
 (() => {
   const root = document.getElementById('checkout');
   const sessionId = root.dataset.session;
@@ -26,6 +27,13 @@
   let parentOrigin = null;
   let locked = root.dataset.state !== 'open';
   let busy = false;
+  /** Held by the page (`checkout.disable()`): while it charges a token, or for good once it has been paid. */
+  let held = false;
+  /**
+   * The page gave the button its own label (a payment: "Pay $10.00"): it says what became of the card (paid,
+   * declined), so the form never says "Card saved", which a decline would follow. Under "Save card" it does.
+   */
+  let pageLabel = false;
 
   // ——— card rules: the buyer's convenience; the API checks everything again (same codes as POST /tokens) ———
 
@@ -244,6 +252,7 @@
       parentOrigin = event.origin;
       if (typeof data.submitLabel === 'string' && data.submitLabel.trim()) {
         submitButton.textContent = data.submitLabel.trim().slice(0, 40);
+        pageLabel = true;
       }
       if (typeof ResizeObserver === 'function') new ResizeObserver(reportHeight).observe(document.documentElement);
       reportHeight();
@@ -252,10 +261,14 @@
         lock(code, SESSION_MESSAGES[code]);
         return;
       }
-      fieldset.disabled = false;
+      held = data.disabled === true;
+      fieldset.disabled = held;
       post({ type: 'loaded' });
-    } else if (data.type === 'submit' && event.origin === parentOrigin && !locked) {
+    } else if (data.type === 'submit' && event.origin === parentOrigin && !locked && !held) {
       form.requestSubmit();
+    } else if ((data.type === 'disable' || data.type === 'enable') && event.origin === parentOrigin && !locked) {
+      held = data.type === 'disable';
+      fieldset.disabled = held;
     }
   });
 
@@ -307,7 +320,7 @@
 
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    if (clientSecret === null || locked || busy) return;
+    if (clientSecret === null || locked || busy || held) return;
     showAlert('');
     let invalid = 0;
     for (const field of FIELDS) {
@@ -339,7 +352,7 @@
     busy = true;
     submitButton.disabled = true;
     form.setAttribute('aria-busy', 'true');
-    statusBox.textContent = 'Saving your card…';
+    statusBox.textContent = pageLabel ? 'Sending your card…' : 'Saving your card…';
     try {
       const response = await fetch(`/checkout/sessions/${encodeURIComponent(sessionId)}/tokens`, {
         method: 'POST',
@@ -355,7 +368,9 @@
         inputs.code.value = '';
         inputs.expiry.value = '';
         brandBox.textContent = '';
-        statusBox.textContent = `Card saved: ${BRAND_NAMES[card.brand] || 'card'} ending in ${card.last4}.`;
+        statusBox.textContent = pageLabel
+          ? ''
+          : `Card saved: ${BRAND_NAMES[card.brand] || 'card'} ending in ${card.last4}.`;
         post({
           type: 'token',
           tokenId: document_.data.id,
