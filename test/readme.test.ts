@@ -1,0 +1,120 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startNpmStart } from './start-process';
+
+/**
+ * README's worked example, run as a reader runs it: `npm start`'s entry on a fresh database of its own (so it creates
+ * the demo account and prints its export line once), then, in bash with `-euo pipefail`, that export line followed by
+ * every `sh` block between `<!-- worked-example:start -->` and `<!-- worked-example:end -->`, unchanged. The only
+ * addition is a `curl` function that also writes each answer's status to stderr, so the test sees every call's status
+ * without the example printing it.
+ */
+
+let started: Awaited<ReturnType<typeof startNpmStart>>;
+let output = '';
+let base: string;
+
+beforeAll(async () => {
+  started = await startNpmStart({
+    // PUBLIC_BASE_URL is the default, http://localhost:<PORT>, as README's export line shows it.
+    ready: (text) => /^export API=.*$/m.test(text) && text.includes('Demo shop (embedded checkout):'),
+  });
+  output = started.output();
+  base = `http://localhost:${started.port}`;
+}, 60_000);
+
+afterAll(async () => {
+  await started?.stop();
+});
+
+/** The `sh` blocks of README's worked example, in order. */
+function workedExample(): string {
+  const readme = readFileSync('README.md', 'utf8');
+  const section = /<!-- worked-example:start -->\n([\s\S]*?)<!-- worked-example:end -->/.exec(readme)?.[1];
+  if (!section) throw new Error('README.md has no worked-example markers');
+  const blocks = [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1] ?? '');
+  expect(blocks.length).toBeGreaterThanOrEqual(3);
+  return blocks.join('\n');
+}
+
+function bash(script: string, env: Record<string, string | undefined>) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("README's worked example", () => {
+  it('npm start prints the export line and how to reach the admin API with the development token', () => {
+    expect(output).toMatch(new RegExp(`^export API=${base} KEY=sk_test_[\\w-]+ APP=app_\\w+$`, 'm'));
+    expect(output).toContain('Admin API: Authorization: Bearer dev-admin-token (development default; set ADMIN_TOKEN)');
+    expect(output).toContain(`${base}/admin/queues`);
+  });
+
+  it('runs top to bottom, pasted into bash after the export line, and answers what README says', async () => {
+    const exportLine = /^export API=.*$/m.exec(output)?.[0] ?? '';
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      // `node -p` in the example: this node, whatever PATH the test runner was given.
+      PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+    };
+    for (const name of ['API', 'KEY', 'APP', 'ADMIN_TOKEN']) delete env[name];
+    const observe = `curl() { command curl -w '%{stderr}HTTP %{http_code} %{method} %{url_effective}\\n' "$@"; }`;
+    const run = await bash([observe, exportLine, workedExample()].join('\n'), env);
+    const calls = run.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('HTTP '))
+      .map((line) => {
+        const [, status, method, url] = line.split(' ');
+        return { status: Number(status), method, path: new URL(url ?? '').pathname };
+      });
+    const context = `exit ${run.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+    expect(run.code, context).toBe(0);
+
+    // Every call answered 2xx; each creation 201, in README's order.
+    expect(
+      calls.filter((call) => call.status >= 300),
+      context,
+    ).toEqual([]);
+    const created = calls.filter((call) => call.method === 'POST' && call.path !== '/sandbox/clock');
+    expect(created.map((call) => `${call.status} ${call.path}`)).toEqual([
+      '201 /auth/key',
+      '201 /auth/token',
+      '201 /merchants',
+      '201 /tokens',
+      '201 /payments', // the card payment
+      '201 /payments', // its retry, replayed
+      '201 /payments', // the refund (a void)
+      '201 /payments', // the ACH debit
+    ]);
+
+    // The outputs README promises, in its order (jq prints one document after another).
+    const out = run.stdout;
+    expect(out).toMatch(/"status": "pending",\s*"transaction": \{/);
+    expect(out).toMatch(/"gross": "1000"[\s\S]*"grossMinusNet": "59"/);
+    expect(out).toMatch(/"net": "941"/);
+    expect(out).toMatch(/^Idempotent-Replayed: true\r?$/im);
+    expect(out).toMatch(/"paymentType": "refund",\s*"status": "completed",\s*"refundType": "void"/);
+    expect(out).toMatch(/"status": "voided"/);
+    expect(out).toMatch(/"last4": "6789"/);
+    expect(out).toMatch(/^completed$/m); // the ACH payment after the clock moved
+    // Its NACHA file: the ACH payment the example polled, and nothing else.
+    const achId = calls
+      .find((call) => call.path.startsWith('/payments/status/'))
+      ?.path.split('/')
+      .pop();
+    expect(achId).toMatch(/^pay_/);
+    expect(out).toMatch(new RegExp(`"entryCount": 1,[\\s\\S]*"paymentIds": \\[\\s*"${achId}"\\s*\\]`));
+    expect(out).toMatch(/"totalDebit": "2000"/);
+  }, 90_000);
+});
