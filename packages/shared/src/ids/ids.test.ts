@@ -11,6 +11,15 @@ describe('ids', () => {
     expect(many.size).toBe(1000);
   });
 
+  it('made in the same millisecond, sort in the order they were made', () => {
+    const sameMs = Array.from({ length: 500 }, () => newId('token', 1_700_000_000_000));
+    expect([...sameMs].sort()).toEqual(sameMs);
+    expect(new Set(sameMs).size).toBe(500);
+    // 60 random bits after the counter: two ids of one millisecond differ beyond it.
+    const tails = new Set(sameMs.map((id) => id.slice(-12)));
+    expect(tails.size).toBe(500);
+  });
+
   it('recognise their own form only', () => {
     expect(isId('token', newId('token'))).toBe(true);
     expect(isId('token', newId('payment'))).toBe(false);

@@ -24,46 +24,61 @@ export type IdKind = keyof typeof idPrefixes;
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
 /**
- * `<prefix>_<10 chars of ms time><16 chars of randomness>`: time-ordered (ids sort by creation),
- * and unguessable (80 random bits).
+ * `<prefix>_<10 chars of ms time><16 chars of randomness>`: time-ordered (ids sort by creation), and unguessable.
+ * Of the 80 bits after the time, the first 20 count up within a millisecond in this process (from a random start),
+ * the other 60 are random: ids made in the same millisecond still sort in the order they were made, which listings
+ * ordered by (createdAt, id) rely on, and 60 random bits leave nothing to guess.
  */
 export function newId(kind: IdKind, now: number = Date.now()): string {
-  let time = '';
-  let t = now;
-  for (let i = 0; i < 10; i++) {
-    time = ALPHABET[t % 32] + time;
-    t = Math.floor(t / 32);
+  if (now === sequence.time) sequence.count = (sequence.count + 1) % COUNTER_RANGE;
+  else Object.assign(sequence, { time: now, count: Math.floor(Math.random() * (COUNTER_RANGE / 2)) });
+  return `${idPrefixes[kind]}_${base32(now, 10)}${base32(sequence.count, 4)}${randomChars()}`;
+}
+
+const COUNTER_RANGE = 2 ** 20;
+const sequence = { time: -1, count: 0 };
+
+/** `value` as `length` base32 characters, most significant first. */
+function base32(value: number, length: number): string {
+  let text = '';
+  let rest = value;
+  for (let i = 0; i < length; i++) {
+    text = ALPHABET[rest % 32] + text;
+    rest = Math.floor(rest / 32);
   }
-  const random = randomSlice();
-  let rand = '';
-  // 10 bytes = 80 bits = 16 base32 characters.
+  return text;
+}
+
+/** 12 base32 characters (60 bits) from the random pool. */
+function randomChars(): string {
+  let text = '';
   let buffer = 0;
   let bits = 0;
-  for (const byte of random) {
+  for (const byte of randomSlice()) {
     buffer = (buffer << 8) | byte;
     bits += 8;
-    while (bits >= 5) {
-      rand += ALPHABET[(buffer >> (bits - 5)) & 31];
+    while (bits >= 5 && text.length < 12) {
+      text += ALPHABET[(buffer >> (bits - 5)) & 31];
       bits -= 5;
     }
     buffer &= (1 << bits) - 1;
   }
-  return `${idPrefixes[kind]}_${time}${rand}`;
+  return text;
 }
 
-// Random bytes are drawn 4 KiB at a time (one call into the CSPRNG per 409 ids, not one per id) and each
+// Random bytes are drawn 4 KiB at a time (one call into the CSPRNG per 512 ids, not one per id) and each
 // slice is used once.
 const POOL_BYTES = 4096;
 const pool = Buffer.alloc(POOL_BYTES);
 let poolOffset = POOL_BYTES;
 
 function randomSlice(): Buffer {
-  if (poolOffset + 10 > POOL_BYTES) {
+  if (poolOffset + 8 > POOL_BYTES) {
     randomFillSync(pool);
     poolOffset = 0;
   }
-  poolOffset += 10;
-  return pool.subarray(poolOffset - 10, poolOffset);
+  poolOffset += 8;
+  return pool.subarray(poolOffset - 8, poolOffset);
 }
 
 const ID_BODY = /^[0-9a-hjkmnp-tv-z]{26}$/;
