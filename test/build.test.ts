@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createDatabaseFromTemplate } from '@pps/shared/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort, stopProcess } from './processes';
+import { waitFor } from './wait';
 
 /**
  * `npm run build`'s output is what the image runs: build into a directory of its own (inside the repository, so the
@@ -89,13 +90,13 @@ describe('npm run build', () => {
   it('with WEB_CONCURRENCY=2 runs two workers on one port, replaces one that dies, and stops them all on SIGTERM', async () => {
     const { server, base, output, exited } = await launch({ WEB_CONCURRENCY: '2' });
     const listening = () => logLines(output()).filter((line) => line.msg === 'payment processing service listening');
-    await until(() => listening().length === 2, output);
+    await waitFor(() => listening().length === 2, { what: 'two workers listening', detail: output });
     const workers = [...new Set(listening().map((line) => line.pid as number))];
     expect(workers).toHaveLength(2);
     expect(workers).not.toContain(server.pid);
 
     process.kill(workers[0] as number, 'SIGKILL');
-    await until(() => listening().length === 3, output); // the primary started another
+    await waitFor(() => listening().length === 3, { what: 'a third worker listening', detail: output }); // the primary started another
     expect(logMessages(output())).toContain('worker died; starting another');
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
 
@@ -113,13 +114,6 @@ const logLines = (output: string): LogLine[] =>
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as LogLine);
 const logMessages = (output: string) => logLines(output).map((line) => line.msg);
-
-async function until(condition: () => boolean, output: () => string, deadline = Date.now() + 15_000) {
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out; output:\n${output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /** The compiled everything-in-one bundle with production settings on a database of its own, once /healthz answers. */
 async function launch(extraEnv: Record<string, string> = {}) {
@@ -156,15 +150,16 @@ async function launch(extraEnv: Record<string, string> = {}) {
     output += chunk;
   });
   const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const status = await fetch(`${base}/healthz`).then(
-      (response) => response.status,
-      () => 0,
-    );
-    if (status === 200) break;
-    if (server.exitCode !== null || Date.now() > deadline) throw new Error(`did not come up:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitFor(
+    async () => {
+      if (server.exitCode !== null) throw new Error(`did not come up (exited with ${server.exitCode}):\n${output}`);
+      const status = await fetch(`${base}/healthz`).then(
+        (response) => response.status,
+        () => 0,
+      );
+      return status === 200;
+    },
+    { what: '/healthz to answer 200', detail: () => output },
+  );
   return { server, base, adminToken, output: () => output, exited };
 }

@@ -7,6 +7,7 @@ import { billingAddress, expiryIn, tokenv3Body } from './fixtures/payments';
 import { type Receiver, startReceiver } from './fixtures/receiver';
 import { createPrivatePostgres, type PrivatePostgres } from './private-postgres';
 import { freePort, processTracker } from './processes';
+import { waitFor } from './wait';
 
 /**
  * The service (`npm start`'s entry: API, settlement, relay and delivery in one process) against a PostgreSQL cluster
@@ -26,15 +27,6 @@ let merchantId: string;
 let tokenId: string;
 const processes = processTracker();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await sleep(100);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-}
 
 async function call(method: string, path: string, body?: unknown, extra: Record<string, string> = {}) {
   const response = await fetch(`${base}${path}`, {
@@ -69,7 +61,11 @@ beforeAll(async () => {
     OUTBOX_POLL_INTERVAL_MS: '200',
     WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,2,2,3',
   });
-  await waitUntil(async () => (await fetch(`${base}/readyz`)).status === 200, 60_000, 'the service');
+  await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, {
+    timeoutMs: 60_000,
+    what: 'the service',
+    retryOnError: true,
+  });
 
   headers = { authorization: 'Bearer dev-admin-token' };
   const account = await call('POST', '/admin/accounts', { data: { type: 'accounts', attributes: { name: 'Fault' } } });
@@ -176,7 +172,11 @@ describe('a PostgreSQL restart under load', () => {
     const expected = await sql`select id from events where type = 'payment.created'`;
     expect(expected.length).toBe(payments.size);
     const delivered = () => new Set(receiver.at('/hooks').map((entry) => entry.headers['webhook-id']));
-    await waitUntil(async () => expected.every((row) => delivered().has(row.id)), 30_000, 'every event delivered');
+    await waitFor(() => expected.every((row) => delivered().has(row.id)), {
+      timeoutMs: 30_000,
+      what: 'every event delivered',
+      retryOnError: true,
+    });
   }, 40_000);
 
   it('answers 503 at once while the database is down, is not ready, and serves again when it is back', async () => {
@@ -213,20 +213,19 @@ describe('a PostgreSQL restart under load', () => {
       data: { type: 'clock', attributes: { advanceSeconds: 7 * 86_400 } },
     });
     expect(clock.status).toBe(200);
-    await waitUntil(
+    await waitFor(
       async () =>
         (await sql`select count(*)::int as n from payments where status = 'completed'`)[0]?.n === payments.size,
-      30_000,
-      'every payment settled',
+      { timeoutMs: 30_000, what: 'every payment settled', retryOnError: true },
     );
     const completed = await sql`select id from events where type = 'payment.completed'`;
     expect(completed.length).toBe(payments.size);
     const delivered = () => new Set(receiver.at('/hooks').map((entry) => entry.headers['webhook-id']));
-    await waitUntil(
-      async () => completed.every((row) => delivered().has(row.id)),
-      30_000,
-      'every completion delivered',
-    );
+    await waitFor(() => completed.every((row) => delivered().has(row.id)), {
+      timeoutMs: 30_000,
+      what: 'every completion delivered',
+      retryOnError: true,
+    });
     expect(service.exitCode).toBeNull();
   }, 60_000);
 });

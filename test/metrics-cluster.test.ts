@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { createDatabaseFromTemplate } from '@pps/shared/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort, processTracker, stopProcess } from './processes';
-import { getFresh, total, waitUntil } from './prometheus';
+import { getFresh, total } from './prometheus';
+import { waitFor } from './wait';
 
 /**
  * `/metrics` under `WEB_CONCURRENCY=2` (`npm start`'s entry, node:cluster): the workers share the port, so
@@ -41,13 +42,12 @@ beforeAll(async () => {
     DEMO_PORT: '0',
   });
   // Both workers up and summed (the primary says how many workers a scrape covers).
-  await waitUntil(
+  await waitFor(
     async () => {
       const response = await getFresh(`${base}/metrics`);
       return response.status === 200 && total(response.text, 'pps_cluster_workers') === 2;
     },
-    80_000,
-    'two workers in the scrape',
+    { timeoutMs: 80_000, what: 'two workers in the scrape', retryOnError: true },
   );
 }, 90_000);
 

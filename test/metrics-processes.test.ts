@@ -4,7 +4,8 @@ import { createMerchant } from './fixtures/merchants';
 import { createCardToken, newRequestId, tokenv3Body } from './fixtures/payments';
 import { type Credentials, createTestStack, type TestStack } from './harness';
 import { freePort, processTracker } from './processes';
-import { getFresh, total, waitUntil } from './prometheus';
+import { getFresh, total } from './prometheus';
+import { waitFor } from './wait';
 
 /**
  * `/metrics` in the Compose layout: gateway, payments, merchants and settlement as separate processes (their
@@ -64,7 +65,11 @@ beforeAll(async () => {
   });
   await Promise.all(
     Object.entries(urls).map(([name, url]) =>
-      waitUntil(async () => (await getFresh(`${url}/metrics`)).status === 200, 80_000, `${name} /metrics`),
+      waitFor(async () => (await getFresh(`${url}/metrics`)).status === 200, {
+        timeoutMs: 80_000,
+        what: `${name} /metrics`,
+        retryOnError: true,
+      }),
     ),
   );
 }, 90_000);
@@ -102,7 +107,11 @@ describe('metrics of separate processes', () => {
     expect(moved.status).toBe(200);
     const status = async () =>
       (await stack.sql`select status from payments where id = ${paymentId}`)[0]?.status as string | undefined;
-    await waitUntil(async () => (await status()) === 'completed', 30_000, 'the payment settled');
+    await waitFor(async () => (await status()) === 'completed', {
+      timeoutMs: 30_000,
+      what: 'the payment settled',
+      retryOnError: true,
+    });
 
     const payments = await scrape(urls.payments);
     expect(total(payments, 'pps_payments_total', { type: 'tokenv3', outcome: 'approved' })).toBe(1);
@@ -116,10 +125,9 @@ describe('metrics of separate processes', () => {
     expect(total(merchants, 'pps_payments_total')).toBe(0); // payments are counted where they are made
 
     // The record settled, then the pass's duration observed: wait for the pass's end to be counted.
-    await waitUntil(
+    await waitFor(
       async () => total(await scrape(urls.settlement), 'pps_settlement_records_total', { outcome: 'settled' }) >= 1,
-      10_000,
-      'the settled record counted',
+      { timeoutMs: 10_000, what: 'the settled record counted', retryOnError: true },
     );
     const first = await scrape(urls.settlement);
     expect(total(first, 'pps_settlement_pass_duration_seconds_count')).toBeGreaterThan(0);

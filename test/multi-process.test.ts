@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { personalMerchantAttributes } from './fixtures/merchants';
 import { achBody } from './fixtures/payments';
 import { freePort, stopProcess } from './processes';
+import { waitFor } from './wait';
 
 /** Gateway, payments and merchants as separate processes on real ports, talking real HTTP. */
 
@@ -22,19 +23,6 @@ function start(script: string, env: Record<string, string>) {
   children.push(child);
 }
 
-async function waitFor(url: string, deadline = Date.now() + 30_000) {
-  while (Date.now() < deadline) {
-    try {
-      const response = await fetch(url);
-      if (response.status < 500) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${url} did not come up`);
-}
-
 beforeAll(async () => {
   const database = await createDatabaseFromTemplate(inject('templateDatabase'), inject('runId'));
   drop = database.drop;
@@ -50,11 +38,16 @@ beforeAll(async () => {
     PAYMENTS_URL: `http://127.0.0.1:${paymentsPort}`,
     MERCHANTS_URL: merchantsUrl,
   });
-  await Promise.all([
-    waitFor(`${base}/healthz`),
-    waitFor(`${merchantsUrl}/`),
-    waitFor(`http://127.0.0.1:${paymentsPort}/`),
-  ]);
+  // Up once it answers below 500; until it listens, fetch throws.
+  await Promise.all(
+    [`${base}/healthz`, `${merchantsUrl}/`, `http://127.0.0.1:${paymentsPort}/`].map((url) =>
+      waitFor(async () => (await fetch(url)).status < 500, {
+        timeoutMs: 30_000,
+        what: `${url} to come up`,
+        retryOnError: true,
+      }),
+    ),
+  );
 }, 60_000);
 
 afterAll(async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from './fixtures/merchants';
 import { createCardToken, createPayment, newRequestId, tokenv3Body } from './fixtures/payments';
 import { type Credentials, createTestStack, type TestStack } from './harness';
+import { waitFor } from './wait';
 
 /**
  * The outbox relay is woken, not polled: with its polling a minute apart, every event must still leave the relay's
@@ -28,13 +29,12 @@ const pay = () => createPayment(stack, creds, tokenv3Body({ merchantId, tokenId,
 
 /** Waits until the relay has taken every event off its queue; fails after `timeoutMs` (polling is 60 s away). */
 async function queueEmpty(timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [row] = await stack.sql`select count(*)::int as queued from unrelayed_events`;
-    if (row?.queued === 0) return;
-    if (Date.now() > deadline) throw new Error(`${row?.queued} events still queued after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await waitFor(async () => (await stack.sql`select count(*)::int as queued from unrelayed_events`)[0]?.queued, {
+    until: (queued) => queued === 0,
+    timeoutMs,
+    intervalMs: 25,
+    what: 'an empty relay queue',
+  });
 }
 
 describe('outbox relay wake-ups', () => {

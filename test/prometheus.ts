@@ -41,13 +41,3 @@ export const total = (text: string, name: string, labels: Record<string, string>
   samples(text, name)
     .filter((sample) => Object.entries(labels).every(([key, value]) => sample.labels[key] === value))
     .reduce((sum, sample) => sum + sample.value, 0);
-
-/** Polls `check` every 100 ms until it holds, or throws naming `what` after `timeoutMs`. */
-export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

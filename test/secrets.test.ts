@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBusinessMerchant, createMerchant } from './fixtures/merchants';
 import { achBody, createPayment, expiryIn, postPayment, refundBody, setClock, tokenv3Body } from './fixtures/payments';
 import { createTestStack, type TestStack } from './harness';
+import { waitFor } from './wait';
 
 /**
  * Secrets never leak: a full scenario (merchants with SSN, EIN and bank accounts, vault tokens, a card vaulted through
@@ -118,12 +119,10 @@ describe('secrets', () => {
     const webhookSecret = webhook.body.data.attributes.secret as string;
     // Settle the ACH debit, so its NACHA file is written too.
     await setClock(stack, creds, new Date(new Date(ach.body.data.attributes.settleAt).getTime() + 1000));
-    const deadline = Date.now() + 15_000;
-    while (Date.now() < deadline) {
-      const [row] = await stack.sql`select ach_file_id from payments where id = ${ach.body.data.id}`;
-      if (row?.ach_file_id) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitFor(
+      async () => (await stack.sql`select ach_file_id from payments where id = ${ach.body.data.id}`)[0]?.ach_file_id,
+      { timeoutMs: 15_000, what: 'the ACH debit in a NACHA file' },
+    );
     const [filed] = await stack.sql`select ach_file_id from payments where id = ${ach.body.data.id}`;
     expect(filed!.ach_file_id).toMatch(/^ach_/);
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from './fixtures/merchants';
 import { type Credentials, createTestStack, type TestStack } from './harness';
 import { freePort, processTracker, stopProcess } from './processes';
+import { waitFor } from './wait';
 
 /**
  * Settlement workers as real processes (`npm run start:settlement`'s entry point) against real PostgreSQL and
@@ -69,15 +70,6 @@ const settledCount = async (prefix: string) =>
     )[0]!.n,
   );
 
-async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 /** Every seeded payment settled exactly once: one status change, one settlement posting, one event. */
 async function expectSettledExactlyOnce(prefix: string, count: number) {
   const like = `${prefix}%`;
@@ -104,7 +96,10 @@ describe('settlement processes', () => {
     const prefix = await seedDue(count);
     const env = { QUEUE_PREFIX: queuePrefix() };
     const workers = [settlementProcess(env), settlementProcess(env)];
-    await waitUntil(async () => (await settledCount(prefix)) === count, 60_000, 'every payment settled');
+    await waitFor(async () => (await settledCount(prefix)) === count, {
+      timeoutMs: 60_000,
+      what: 'every payment settled',
+    });
     await Promise.all(workers.map((worker) => stopProcess(worker, 'SIGTERM')));
     await expectSettledExactlyOnce(prefix, count);
     const [batch] = await stack.sql`
@@ -117,14 +112,14 @@ describe('settlement processes', () => {
     const prefix = await seedDue(count);
     const env = { QUEUE_PREFIX: queuePrefix() };
     const first = settlementProcess(env);
-    await waitUntil(async () => (await settledCount(prefix)) >= 200, 60_000, 'the first batches');
+    await waitFor(async () => (await settledCount(prefix)) >= 200, { timeoutMs: 60_000, what: 'the first batches' });
     await stopProcess(first, 'SIGKILL');
     const atKill = await settledCount(prefix);
     expect(atKill).toBeLessThan(count); // killed mid-pass, with work left
     expect(atKill % 50).toBe(0); // whole batches only: the one in flight rolled back
 
     const second = settlementProcess(env);
-    await waitUntil(async () => (await settledCount(prefix)) === count, 90_000, 'the rest settled');
+    await waitFor(async () => (await settledCount(prefix)) === count, { timeoutMs: 90_000, what: 'the rest settled' });
     await stopProcess(second, 'SIGTERM');
     await expectSettledExactlyOnce(prefix, count);
   }, 150_000);
@@ -138,14 +133,20 @@ describe('settlement processes', () => {
     const worker = settlementProcess(env);
 
     const before = await seedDue(100);
-    await waitUntil(async () => (await settledCount(before)) === 100, 60_000, 'settled before the restart');
+    await waitFor(async () => (await settledCount(before)) === 100, {
+      timeoutMs: 60_000,
+      what: 'settled before the restart',
+    });
     await stopProcess(redis, 'SIGKILL');
     const during = await seedDue(100);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(await settledCount(during)).toBe(0); // nothing runs without Redis
 
     redis = startRedis(); // no persistence: it comes back with no keys, schedules included
-    await waitUntil(async () => (await settledCount(during)) === 100, 60_000, 'settled after the restart');
+    await waitFor(async () => (await settledCount(during)) === 100, {
+      timeoutMs: 60_000,
+      what: 'settled after the restart',
+    });
     await stopProcess(worker, 'SIGTERM');
     await stopProcess(redis, 'SIGTERM');
     await expectSettledExactlyOnce(before, 100);

@@ -7,6 +7,7 @@ import { startSettlement } from '../services/settlement/src/workers';
 import { createMerchant } from './fixtures/merchants';
 import { createCardToken, createPayment, tokenv3Body } from './fixtures/payments';
 import { createTestStack, type TestStack } from './harness';
+import { waitFor } from './wait';
 
 let stack: TestStack;
 let settlement: Awaited<ReturnType<typeof startSettlement>>;
@@ -22,12 +23,11 @@ afterAll(async () => {
 
 describe('settlement workers (real Redis, own BullMQ prefix)', () => {
   it('register the idempotency-cleanup scheduler', async () => {
-    const deadline = Date.now() + 10_000;
-    let schedulers: { key: string }[] = [];
-    while (Date.now() < deadline && schedulers.length === 0) {
-      schedulers = await settlement.queues.maintenance.getJobSchedulers();
-      if (schedulers.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const schedulers = await waitFor(() => settlement.queues.maintenance.getJobSchedulers(), {
+      until: (list) => list.length > 0,
+      timeoutMs: 10_000,
+      what: 'a job scheduler',
+    });
     expect(schedulers.map((scheduler) => scheduler.key)).toContain(jobs.idempotencyCleanup.name);
   });
 
@@ -38,9 +38,7 @@ describe('settlement workers (real Redis, own BullMQ prefix)', () => {
       insert into idempotency_keys (account_id, request_id, request_hash, created_at)
       values (${creds.accountId}, 'old-key', 'h', ${old.toISOString()}), (${creds.accountId}, 'fresh-key', 'h', now())`;
     const job = await settlement.queues.maintenance.add(jobs.idempotencyCleanup.name, {});
-    const deadline = Date.now() + 15_000;
-    while (Date.now() < deadline && !(await job.isCompleted()))
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(() => job.isCompleted(), { timeoutMs: 15_000, what: 'the cleanup job completed' });
     expect(await job.isCompleted()).toBe(true);
     const rows = await stack.sql`select request_id from idempotency_keys where account_id = ${creds.accountId}`;
     expect(rows.map((row) => row.request_id)).toEqual(['fresh-key']);
@@ -50,8 +48,7 @@ describe('settlement workers (real Redis, own BullMQ prefix)', () => {
 describe('permanent failures', () => {
   it('fails a job with an invalid payload at once, without retries', async () => {
     const job = await settlement.queues.settlement.add(jobs.settlementPass.name, { accountId: 42 });
-    const deadline = Date.now() + 15_000;
-    while (Date.now() < deadline && !(await job.isFailed())) await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(() => job.isFailed(), { timeoutMs: 15_000, what: 'the job failed' });
     const failed = await settlement.queues.settlement.getJob(job.id!);
     expect(await failed!.isFailed()).toBe(true);
     expect(failed!.attemptsMade).toBe(1);

@@ -16,6 +16,7 @@ import {
   tokenv3Body,
 } from './fixtures/payments';
 import { type Credentials, createTestStack, type TestStack } from './harness';
+import { waitFor } from './wait';
 
 /**
  * Settlement through the public API: the settlement workers run beside the API with their own BullMQ prefix,
@@ -46,24 +47,13 @@ async function freshAccount(): Promise<Setup> {
 
 const get = (creds: Credentials, id: string) => stack.call('GET', `/payments/${id}`, { as: creds });
 
-/** Polls `read` until `done` holds (the pass runs in a worker), failing after 15 s with the last value. */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    value = await read();
-  }
-  if (!done(value)) throw new Error(`condition not met in time: ${JSON.stringify(value)}`);
-  return value;
-}
-
 const statusOf = async (creds: Credentials, id: string) => (await get(creds, id)).body.data.attributes;
+/** The payment's attributes once the pass (in a worker) has moved it to `status` and settled it. */
 const settledStatus = (creds: Credentials, id: string, status: string) =>
-  eventually(
-    () => statusOf(creds, id),
-    (attributes) => attributes.status === status && attributes.settledAt !== null,
-  );
+  waitFor(() => statusOf(creds, id), {
+    until: (attributes) => attributes.status === status && attributes.settledAt !== null,
+    what: `${id} ${status} and settled`,
+  });
 
 const balance = async (ledgerAccount: string) =>
   Number(
@@ -204,10 +194,10 @@ describe('ACH settlement', () => {
       { returnCode: 'R04', code: 'R04', message: 'Invalid account number structure' },
     ];
     for (const [index, payment] of created.slice(1).entries()) {
-      const returned = await eventually(
-        () => statusOf(creds, payment.id),
-        (attributes) => attributes.status === 'failed',
-      );
+      const returned = await waitFor(() => statusOf(creds, payment.id), {
+        until: (attributes) => attributes.status === 'failed',
+        what: `${payment.id} failed`,
+      });
       expect(returned.transaction).toMatchObject(returns[index]!);
       expect(returned.settledAt).toBeNull();
       const status = await stack.call('GET', `/payments/status/${payment.id}`, { as: creds });
@@ -270,10 +260,10 @@ describe('ACH settlement', () => {
     const { creds, merchantId } = await freshAccount();
     const debit = (await createPayment(stack, creds, achBody({ merchantId, amount: '5502' }))).body.data;
     await setClock(stack, creds, new Date(new Date(debit.attributes.settleAt).getTime() + 1000));
-    await eventually(
-      () => statusOf(creds, debit.id),
-      (attributes) => attributes.status === 'failed',
-    );
+    await waitFor(() => statusOf(creds, debit.id), {
+      until: (attributes) => attributes.status === 'failed',
+      what: `${debit.id} failed`,
+    });
     // As such a row was left: failed with its return code, the acceptance still in code and message.
     await stack.sql`update payments set code = '0', message = 'Accepted' where id = ${debit.id}`;
     await stack.sql.unsafe(readFileSync(new URL(ACH_RETURN_MIGRATION, import.meta.url), 'utf8'));

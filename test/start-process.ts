@@ -4,6 +4,7 @@ import { createDatabaseFromTemplate } from '@pps/shared/testing';
 import Redis from 'ioredis';
 import { inject } from 'vitest';
 import { freePort, stopProcess } from './processes';
+import { waitFor } from './wait';
 
 /** Variables a developer's shell may carry that would hide the development defaults these tests are about. */
 const DEFAULTED = ['ADMIN_TOKEN', 'HOST', 'DEMO_ACCOUNT', 'WEB_CONCURRENCY', 'PUBLIC_BASE_URL'];
@@ -48,13 +49,17 @@ export async function startNpmStart(
   };
   // The demo shop is the last thing it starts: once it is announced, every port is listening.
   const ready = options.ready ?? ((text: string) => text.includes('Demo shop (embedded checkout):'));
-  const deadline = Date.now() + (options.timeoutMs ?? 45_000);
-  while (!ready(output)) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`npm start did not come up:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  try {
+    await waitFor(
+      () => {
+        if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}`);
+        return ready(output);
+      },
+      { timeoutMs: options.timeoutMs ?? 45_000, what: 'npm start' },
+    );
+  } catch (error) {
+    await stop();
+    throw new Error(`npm start did not come up (${(error as Error).message}):\n${output}`);
   }
   return { child, port, demoPort, output: () => output, stop };
 }

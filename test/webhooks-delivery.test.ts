@@ -7,6 +7,7 @@ import { createMerchant } from './fixtures/merchants';
 import { createCardToken, createPayment, postPayment, refundBody, tokenv3Body } from './fixtures/payments';
 import { type Received, type Receiver, startReceiver } from './fixtures/receiver';
 import { type Credentials, createTestStack, type TestStack } from './harness';
+import { waitFor } from './wait';
 
 /**
  * Webhook delivery end to end: events written by payments go through the outbox relay and the delivery workers
@@ -47,17 +48,6 @@ async function subscribe(creds: Credentials, path: string, events: string[] = ['
   return { id: response.body.data.id as string, secret: response.body.data.attributes.secret as string };
 }
 
-async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await read();
-  }
-  if (!done(value)) throw new Error(`condition not met in time: ${JSON.stringify(value).slice(0, 500)}`);
-  return value;
-}
-
 const verified = (secret: string, request: Received) =>
   new Webhook(secret).verify(request.body, {
     'webhook-id': String(request.headers['webhook-id']),
@@ -82,10 +72,10 @@ describe('webhook delivery', () => {
     const payment = (await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId, amount: '1000' }))).body.data;
     await postPayment(stack, creds, refundBody(payment.id, '300'));
     await postPayment(stack, creds, refundBody(payment.id, '200'));
-    const requests = await until(
-      () => receiver.at('/all'),
-      (list) => list.filter((request) => request.body.includes(payment.id)).length >= 5,
-    );
+    const requests = await waitFor(() => receiver.at('/all'), {
+      until: (list) => list.filter((request) => request.body.includes(payment.id)).length >= 5,
+      what: 'the five deliveries of the payment',
+    });
 
     const bodies = requests.map((request) => verified(endpoint.secret, request));
     for (const request of requests) expect(request.headers['webhook-id']).toMatch(/^evt_/);
@@ -111,10 +101,10 @@ describe('webhook delivery', () => {
     await subscribe(creds, '/refunds-only', ['payment.partially_refunded']);
     const payment = (await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }))).body.data;
     await postPayment(stack, creds, refundBody(payment.id, '100'));
-    const [request] = await until(
-      () => receiver.at('/refunds-only'),
-      (list) => list.length >= 1,
-    );
+    const [request] = await waitFor(() => receiver.at('/refunds-only'), {
+      until: (list) => list.length >= 1,
+      what: 'a delivery to /refunds-only',
+    });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.at('/refunds-only')).toHaveLength(1);
     expect(JSON.parse(request!.body).type).toBe('payment.partially_refunded');
@@ -125,17 +115,17 @@ describe('webhook delivery', () => {
     receiver.answer('/flaky', (n) => (n === 1 ? { status: 500 } : n === 2 ? 'hang' : { status: 204 }));
     const endpoint = await subscribe(creds, '/flaky', ['payment.created']);
     const payment = (await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }))).body.data;
-    const requests = await until(
-      () => receiver.at('/flaky'),
-      (list) => list.length >= 3,
-    );
+    const requests = await waitFor(() => receiver.at('/flaky'), {
+      until: (list) => list.length >= 3,
+      what: 'three attempts at /flaky',
+    });
     expect(new Set(requests.map((request) => request.headers['webhook-id'])).size).toBe(1);
     for (const request of requests) expect(verified(endpoint.secret, request).data.id).toBe(payment.id);
     const eventId = String(requests[0]!.headers['webhook-id']);
-    const delivery = await until(
-      () => deliveryOf(eventId, endpoint.id),
-      (row) => row?.status === 'succeeded',
-    );
+    const delivery = await waitFor(() => deliveryOf(eventId, endpoint.id), {
+      until: (row) => row?.status === 'succeeded',
+      what: 'the delivery succeeded',
+    });
     expect(delivery).toMatchObject({ attempts: 3, last_status_code: 204 });
     const attempts = await stack.sql`
       select attempt, status_code, error from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
@@ -153,10 +143,10 @@ describe('webhook delivery', () => {
     receiver.answer('/later', (n) => (n === 1 ? { status: 503, headers: { 'retry-after': '3' } } : { status: 200 }));
     await subscribe(creds, '/later', ['payment.created']);
     await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }));
-    const requests = await until(
-      () => receiver.at('/later'),
-      (list) => list.length >= 2,
-    );
+    const requests = await waitFor(() => receiver.at('/later'), {
+      until: (list) => list.length >= 2,
+      what: 'two attempts at /later',
+    });
     expect(requests[1]!.at - requests[0]!.at).toBeGreaterThanOrEqual(2900);
   });
 
@@ -165,9 +155,9 @@ describe('webhook delivery', () => {
     receiver.answer('/gone', () => ({ status: 410 }));
     const endpoint = await subscribe(creds, '/gone', ['payment.created']);
     await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }));
-    const shown = await until(
+    const shown = await waitFor(
       async () => (await stack.call('GET', `/webhooks/${endpoint.id}`, { as: creds })).body.data.attributes,
-      (attributes) => attributes.enabled === false,
+      { until: (attributes) => attributes.enabled === false, what: 'the endpoint disabled' },
     );
     expect(shown.disabledReason).toContain('410');
     const [delivery] =
@@ -187,10 +177,10 @@ describe('webhook delivery', () => {
     const newSecret = rotated.body.data.attributes.secret as string;
     expect(newSecret).not.toBe(endpoint.secret);
     await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }));
-    const [request] = await until(
-      () => receiver.at('/rotated'),
-      (list) => list.length >= 1,
-    );
+    const [request] = await waitFor(() => receiver.at('/rotated'), {
+      until: (list) => list.length >= 1,
+      what: 'a delivery to /rotated',
+    });
     expect(String(request!.headers['webhook-signature']).split(' ')).toHaveLength(2);
     expect(verified(newSecret, request!).type).toBe('payment.created');
     expect(verified(endpoint.secret, request!).type).toBe('payment.created');
@@ -202,24 +192,24 @@ describe('webhook delivery', () => {
     receiver.answer('/down', () => (healthy ? { status: 200 } : { status: 500 }));
     const endpoint = await subscribe(creds, '/down', ['payment.created']);
     await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }));
-    const first = await until(
-      () => receiver.at('/down'),
-      (list) => list.length >= 1,
-    );
+    const first = await waitFor(() => receiver.at('/down'), {
+      until: (list) => list.length >= 1,
+      what: 'a first attempt at /down',
+    });
     const eventId = String(first[0]!.headers['webhook-id']);
-    const failed = await until(
-      () => deliveryOf(eventId, endpoint.id),
-      (row) => row?.status === 'failed',
-    );
+    const failed = await waitFor(() => deliveryOf(eventId, endpoint.id), {
+      until: (row) => row?.status === 'failed',
+      what: 'the delivery failed',
+    });
     expect(failed).toMatchObject({ attempts: 4, last_status_code: 500 });
 
     healthy = true;
     const redeliver = await stack.call('POST', `/events/${eventId}/redeliver`, { as: creds });
     expect(redeliver.status).toBe(202);
-    const done = await until(
-      () => deliveryOf(eventId, endpoint.id),
-      (row) => row?.status === 'succeeded',
-    );
+    const done = await waitFor(() => deliveryOf(eventId, endpoint.id), {
+      until: (row) => row?.status === 'succeeded',
+      what: 'the redelivery succeeded',
+    });
     expect(done!.attempts).toBe(5);
     expect(receiver.at('/down').at(-1)!.headers['webhook-id']).toBe(eventId);
   });
@@ -262,17 +252,14 @@ describe('no head-of-line blocking', () => {
       expect(created.status).toBe(201);
     }
     for (let i = 0; i < 10; i++) await createPayment(small, slow.creds, tokenv3Body(slow));
-    await until(
-      () => receiver.at('/dead'),
-      (list) => list.length >= 2,
-    );
+    await waitFor(() => receiver.at('/dead'), { until: (list) => list.length >= 2, what: 'two attempts at /dead' });
     const started = Date.now();
     await createPayment(small, fast.creds, tokenv3Body(fast));
-    await until(
-      () => receiver.at('/alive'),
-      (list) => list.length >= 1,
-      2500,
-    );
+    await waitFor(() => receiver.at('/alive'), {
+      until: (list) => list.length >= 1,
+      timeoutMs: 2500,
+      what: 'a delivery to /alive',
+    });
     // Delivered while the dead receiver still holds its two slots (each attempt waits 3 s to time out).
     expect(Date.now() - started).toBeLessThan(2500);
     expect(receiver.at('/dead').length).toBeLessThanOrEqual(4);
@@ -293,22 +280,19 @@ describe('the stale sweep', () => {
         now() - interval '10 minutes', now() - interval '10 minutes', now() - interval '10 minutes')`;
     const queue = stack.settlement!.queues.webhooks;
     const broken = await queue.add(jobs.webhookDelivery.name, { deliveryId }, { jobId: deliveryId });
-    await until(
-      () => broken.getState(),
-      (state) => state === 'failed',
-    );
+    await waitFor(() => broken.getState(), { until: (state) => state === 'failed', what: 'the broken job failed' });
 
     expect(await requeueStale({ db: stack.db, queue, batchSize: 100 })).toBeGreaterThanOrEqual(1);
-    const [request] = await until(
-      () => receiver.at('/sweep'),
-      (list) => list.length >= 1,
-    );
+    const [request] = await waitFor(() => receiver.at('/sweep'), {
+      until: (list) => list.length >= 1,
+      what: 'a delivery to /sweep',
+    });
     expect(verified(endpoint.secret, request!).data.id).toBe(payment.id);
     expect(
-      await until(
-        () => deliveryOf(event!.id, endpoint.id),
-        (row) => row?.status === 'succeeded',
-      ),
+      await waitFor(() => deliveryOf(event!.id, endpoint.id), {
+        until: (row) => row?.status === 'succeeded',
+        what: 'the delivery succeeded',
+      }),
     ).toMatchObject({
       attempts: 1,
     });

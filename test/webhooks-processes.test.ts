@@ -8,6 +8,7 @@ import { createCardToken, postPayment, tokenv3Body } from './fixtures/payments';
 import { type Received, type Receiver, startReceiver } from './fixtures/receiver';
 import { type Credentials, createTestStack, type TestStack } from './harness';
 import { freePort, processTracker, stopProcess } from './processes';
+import { waitFor } from './wait';
 
 /**
  * Webhook delivery with the settlement service's workers (outbox relay and delivery workers) as real processes,
@@ -34,15 +35,6 @@ const processes = processTracker();
 const spawnTracked = processes.spawn;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await sleep(50);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-}
 
 /** Whether a Redis server answers PING on the port. */
 const redisAnswers = (port: number) =>
@@ -74,7 +66,7 @@ async function privateRedis() {
         '--appendonly',
         'no',
       ]);
-      await waitUntil(() => redisAnswers(port), 10_000, `redis-server on port ${port}`);
+      await waitFor(() => redisAnswers(port), { timeoutMs: 10_000, what: `redis-server on port ${port}` });
       return child;
     },
   };
@@ -186,8 +178,11 @@ describe('webhook delivery processes', () => {
 
     // The pipeline works: a first payment's event reaches the receiver.
     const [warmUp] = await createdEvents(await createPayments(sub, 1));
-    await waitUntil(() => receiver.at(path).some((request) => webhookId(request) === warmUp), 30_000, 'warm-up');
-    await waitUntil(() => allSucceeded(sub.endpointId, [warmUp!]), 10_000, 'the warm-up deliveries');
+    await waitFor(() => receiver.at(path).some((request) => webhookId(request) === warmUp), {
+      timeoutMs: 30_000,
+      what: 'warm-up',
+    });
+    await waitFor(() => allSucceeded(sub.endpointId, [warmUp!]), { timeoutMs: 10_000, what: 'the warm-up deliveries' });
     const before = receiver.at(path).length;
 
     await stopProcess(redisServer, 'SIGKILL');
@@ -195,7 +190,10 @@ describe('webhook delivery processes', () => {
     const eventIds = await createdEvents(payments);
     // The relay fans them out to delivery rows (PostgreSQL only); none can be enqueued.
     const ofEvents = async () => (await deliveriesOf(sub.endpointId)).filter((row) => eventIds.includes(row.event_id));
-    await waitUntil(async () => (await ofEvents()).length === 5, 10_000, 'the deliveries of the new events');
+    await waitFor(async () => (await ofEvents()).length === 5, {
+      timeoutMs: 10_000,
+      what: 'the deliveries of the new events',
+    });
     await sleep(1500);
     expect(receiver.at(path)).toHaveLength(before);
     for (const row of await ofEvents()) {
@@ -203,15 +201,17 @@ describe('webhook delivery processes', () => {
     }
 
     redisServer = await redis.start(); // empty: nothing was persisted
-    await waitUntil(
+    await waitFor(
       () => {
         const received = new Set(receiver.at(path).map(webhookId));
         return eventIds.every((id) => received.has(id));
       },
-      30_000,
-      'the 5 events received after Redis came back',
+      { timeoutMs: 30_000, what: 'the 5 events received after Redis came back' },
     );
-    await waitUntil(() => allSucceeded(sub.endpointId, eventIds), 10_000, 'every delivery succeeded');
+    await waitFor(() => allSucceeded(sub.endpointId, eventIds), {
+      timeoutMs: 10_000,
+      what: 'every delivery succeeded',
+    });
     await sleep(500); // time for a duplicate to show up, were there one
 
     const requests = receiver.at(path);
@@ -248,17 +248,19 @@ describe('webhook delivery processes', () => {
     const payments = await createPayments(sub, 5);
     const eventIds = await createdEvents(payments);
     const ofEvents = async () => (await deliveriesOf(sub.endpointId)).filter((row) => eventIds.includes(row.event_id));
-    await waitUntil(
+    await waitFor(
       async () => (await ofEvents()).length === 5 && (await ofEvents()).every((row) => row.attempts === 1),
-      30_000,
-      'a refused first attempt of every delivery',
+      { timeoutMs: 30_000, what: 'a refused first attempt of every delivery' },
     );
 
     // Redis loses everything (no persistence): the delayed retries are gone with it.
     await stopProcess(redisServer, 'SIGKILL');
     redisServer = await redis.start();
     const back = Date.now();
-    await waitUntil(() => allSucceeded(sub.endpointId, eventIds), 20_000, 'every delivery succeeded');
+    await waitFor(() => allSucceeded(sub.endpointId, eventIds), {
+      timeoutMs: 20_000,
+      what: 'every delivery succeeded',
+    });
     // Well before the stale sweep (two minutes) could have found them.
     expect(Date.now() - back).toBeLessThan(15_000);
     await sleep(500); // time for a duplicate to show up, were there one
@@ -297,8 +299,11 @@ describe('webhook delivery processes', () => {
     const worker = webhookWorker(redis.url, queuePrefix());
 
     const [warmUp] = await createdEvents(await createPayments(sub, 1));
-    await waitUntil(() => receiver.at(path).some((request) => webhookId(request) === warmUp), 30_000, 'warm-up');
-    await waitUntil(() => allSucceeded(sub.endpointId, [warmUp!]), 10_000, 'the warm-up deliveries');
+    await waitFor(() => receiver.at(path).some((request) => webhookId(request) === warmUp), {
+      timeoutMs: 30_000,
+      what: 'warm-up',
+    });
+    await waitFor(() => allSucceeded(sub.endpointId, [warmUp!]), { timeoutMs: 10_000, what: 'the warm-up deliveries' });
 
     healthy = false;
     const downSince = Date.now();
@@ -306,16 +311,21 @@ describe('webhook delivery processes', () => {
     const eventIds = await createdEvents(payments);
     const ofEvents = async () => (await deliveriesOf(sub.endpointId)).filter((row) => eventIds.includes(row.event_id));
     // Down for ~3 s, and at least until every new delivery has been refused once.
-    await waitUntil(
-      async () => Date.now() - downSince >= 3000 && (await ofEvents()).every((row) => row.attempts >= 1),
-      15_000,
-      'a refused attempt of every delivery',
-    );
+    await waitFor(async () => Date.now() - downSince >= 3000 && (await ofEvents()).every((row) => row.attempts >= 1), {
+      timeoutMs: 15_000,
+      what: 'a refused attempt of every delivery',
+    });
     expect(await ofEvents()).toHaveLength(5);
     healthy = true;
 
-    await waitUntil(async () => (await ofEvents()).every((row) => row.status === 'succeeded'), 30_000, 'delivered');
-    await waitUntil(() => allSucceeded(sub.endpointId, eventIds), 10_000, 'every delivery succeeded');
+    await waitFor(async () => (await ofEvents()).every((row) => row.status === 'succeeded'), {
+      timeoutMs: 30_000,
+      what: 'delivered',
+    });
+    await waitFor(() => allSucceeded(sub.endpointId, eventIds), {
+      timeoutMs: 10_000,
+      what: 'every delivery succeeded',
+    });
     await sleep(300);
 
     const requests = receiver.at(path);
@@ -363,7 +373,7 @@ describe('webhook delivery processes', () => {
 
     const payments = await createPayments(sub, 30);
     const eventIds = await createdEvents(payments);
-    await waitUntil(() => receiver.at(path).length >= 6, 30_000, 'the first deliveries');
+    await waitFor(() => receiver.at(path).length >= 6, { timeoutMs: 30_000, what: 'the first deliveries' });
     await stopProcess(first, 'SIGKILL');
     await sleep(300); // bytes the dead process had sent reach the receiver
 
@@ -380,7 +390,10 @@ describe('webhook delivery processes', () => {
 
     // BullMQ gives the killed worker's active jobs back once their locks expired and a stalled check saw them twice.
     const second = webhookWorker(redis.url, prefix, env);
-    await waitUntil(() => allSucceeded(sub.endpointId, eventIds), 100_000, 'every delivery succeeded');
+    await waitFor(() => allSucceeded(sub.endpointId, eventIds), {
+      timeoutMs: 100_000,
+      what: 'every delivery succeeded',
+    });
     await sleep(300);
 
     const requests = receiver.at(path);
