@@ -6,8 +6,9 @@ import { AuthCache } from '../services/gateway/src/auth/auth-cache';
 import { httpUpstream, inProcessUpstream } from '../services/gateway/src/proxy/upstream';
 import { createMerchantsApp } from '../services/merchants/src/app';
 import { createPaymentsApp } from '../services/payments/src/app';
-import { createMerchant, personalMerchantAttributes } from './fixtures/merchants';
-import { createCardToken, createPayment, expiryIn, postPayment, tokenv3Body } from './fixtures/payments';
+import { personalMerchantAttributes } from './fixtures/merchants';
+import { createPayment, expiryIn, postPayment, tokenv3Body } from './fixtures/payments';
+import { createWorld } from './fixtures/world';
 import { type Credentials, createTestStack, expectError, type TestStack } from './harness';
 
 /** Regression tests for the defects a fuzzer found at the edge (hardening issue, first step). */
@@ -19,8 +20,7 @@ let tokenId: string;
 
 beforeAll(async () => {
   stack = await createTestStack();
-  creds = await stack.createAccount('Hardening');
-  [merchantId, tokenId] = await Promise.all([createMerchant(stack, creds), createCardToken(stack, creds)]);
+  ({ creds, merchantId, tokenId } = await createWorld(stack, { account: 'Hardening' }));
 });
 afterAll(() => stack?.close());
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant } from './fixtures/merchants';
-import { createCardToken, newRequestId, tokenv3Body } from './fixtures/payments';
+import { newRequestId, tokenv3Body } from './fixtures/payments';
+import { createWorld } from './fixtures/world';
 import { type Credentials, createTestStack, type TestStack } from './harness';
 import { freePort, processTracker } from './processes';
 import { getFresh, total } from './prometheus';
@@ -33,9 +33,7 @@ const start = (script: string, env: Record<string, string>) =>
 
 beforeAll(async () => {
   stack = await createTestStack();
-  creds = await stack.createAccount('Metrics processes');
-  merchantId = await createMerchant(stack, creds);
-  tokenId = await createCardToken(stack, creds);
+  ({ creds, merchantId, tokenId } = await createWorld(stack, { account: 'Metrics processes' }));
 
   const [gateway, payments, merchants, settlement] = await Promise.all([
     freePort(),

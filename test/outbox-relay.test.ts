@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant } from './fixtures/merchants';
-import { createCardToken, createPayment, newRequestId, tokenv3Body } from './fixtures/payments';
+import { createPayment, newRequestId, tokenv3Body } from './fixtures/payments';
+import { createWorld } from './fixtures/world';
 import { type Credentials, createTestStack, type TestStack } from './harness';
 import { waitFor } from './wait';
 
@@ -17,8 +17,7 @@ let tokenId: string;
 
 beforeAll(async () => {
   stack = await createTestStack({ settlement: true, env: { OUTBOX_POLL_INTERVAL_MS: '60000' } });
-  creds = await stack.createAccount();
-  [merchantId, tokenId] = await Promise.all([createMerchant(stack, creds), createCardToken(stack, creds)]);
+  ({ creds, merchantId, tokenId } = await createWorld(stack));
   await queueEmpty(); // the events above, and the relay's first round (at start) behind us
 });
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant } from './fixtures/merchants';
-import { createCardToken, newRequestId, tokenv3Body } from './fixtures/payments';
+import { newRequestId, tokenv3Body } from './fixtures/payments';
+import { createWorld } from './fixtures/world';
 import { type Credentials, createTestStack, expectError, type TestStack } from './harness';
 
 /** The `Idempotency-Key` header of POST /payments: the same key as `data.requestId` (docs/api.md, Idempotency). */
@@ -12,8 +12,7 @@ let tokenId: string;
 
 beforeAll(async () => {
   stack = await createTestStack();
-  creds = await stack.createAccount('Acme');
-  [merchantId, tokenId] = await Promise.all([createMerchant(stack, creds), createCardToken(stack, creds)]);
+  ({ creds, merchantId, tokenId } = await createWorld(stack, { account: 'Acme' }));
 });
 afterAll(() => stack?.close());
 

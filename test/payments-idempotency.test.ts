@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteExpiredIdempotencyKeys } from '../services/payments/src/idempotency/idempotency.repository';
 import { createMerchant } from './fixtures/merchants';
 import { cards, createCardToken, newRequestId, postPayment, tokenv3Body } from './fixtures/payments';
+import { createWorld } from './fixtures/world';
 import { type Credentials, createTestStack, expectError, type TestStack } from './harness';
 
 let stack: TestStack;
@@ -12,8 +13,7 @@ let tokenId: string;
 
 beforeAll(async () => {
   stack = await createTestStack();
-  [creds, other] = await Promise.all([stack.createAccount('Acme'), stack.createAccount('Globex')]);
-  [merchantId, tokenId] = await Promise.all([createMerchant(stack, creds), createCardToken(stack, creds)]);
+  ({ creds, other, merchantId, tokenId } = await createWorld(stack, { account: 'Acme', other: 'Globex' }));
 });
 afterAll(() => stack?.close());
 

@@ -3,6 +3,7 @@ import { paymentStatuses, paymentTransitions } from '@pps/shared/states';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from './fixtures/merchants';
 import { cards, createCardToken, createPayment, splitBody, tokenv3Body } from './fixtures/payments';
+import { createWorld } from './fixtures/world';
 import { type Credentials, createTestStack, expectError, type TestStack } from './harness';
 
 let stack: TestStack;
@@ -17,12 +18,13 @@ let failedId: string;
 
 beforeAll(async () => {
   stack = await createTestStack();
-  [creds, other] = await Promise.all([stack.createAccount('Acme'), stack.createAccount('Globex')]);
-  [merchantId, splitMerchantId, tokenId] = await Promise.all([
-    createMerchant(stack, creds),
-    createMerchant(stack, creds, { accountName: 'Platform fees' }),
-    createCardToken(stack, creds),
-  ]);
+  ({
+    creds,
+    other,
+    merchantId,
+    partnerIds: [splitMerchantId],
+    tokenId,
+  } = await createWorld(stack, { account: 'Acme', other: 'Globex', partners: ['Platform fees'] }));
   const declined = await createCardToken(stack, creds, cards.doNotHonor);
   approvedId = (await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId, amount: '1000' }))).body.data.id;
   splitId = (

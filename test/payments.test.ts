@@ -11,6 +11,7 @@ import {
   splitBody,
   tokenv3Body,
 } from './fixtures/payments';
+import { createWorld } from './fixtures/world';
 import { type Credentials, createTestStack, expectError, type TestStack } from './harness';
 
 let stack: TestStack;
@@ -22,12 +23,13 @@ let tokenId: string;
 
 beforeAll(async () => {
   stack = await createTestStack();
-  [creds, other] = await Promise.all([stack.createAccount('Acme'), stack.createAccount('Globex')]);
-  [merchantId, splitMerchantId, tokenId] = await Promise.all([
-    createMerchant(stack, creds),
-    createMerchant(stack, creds, { accountName: 'Platform fees' }),
-    createCardToken(stack, creds),
-  ]);
+  ({
+    creds,
+    other,
+    merchantId,
+    partnerIds: [splitMerchantId],
+    tokenId,
+  } = await createWorld(stack, { account: 'Acme', other: 'Globex', partners: ['Platform fees'] }));
 });
 afterAll(() => stack?.close());
 

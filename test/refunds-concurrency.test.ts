@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant, setMerchantFeatures } from './fixtures/merchants';
+import { setMerchantFeatures } from './fixtures/merchants';
 import {
-  createCardToken,
   createPayment,
   newRequestId,
   postPayment,
@@ -11,6 +10,7 @@ import {
   splitBody,
   tokenv3Body,
 } from './fixtures/payments';
+import { createWorld } from './fixtures/world';
 import { type ApiResponse, type Credentials, createTestStack, expectError, type TestStack } from './harness';
 
 /**
@@ -27,13 +27,15 @@ let tokenId: string;
 
 beforeAll(async () => {
   stack = await createTestStack();
-  creds = await stack.createAccount('Concurrency Platform');
-  [merchantId, splitMerchantId, secondMerchantId, tokenId] = await Promise.all([
-    createMerchant(stack, creds),
-    createMerchant(stack, creds, { accountName: 'Split partner' }),
-    createMerchant(stack, creds, { accountName: 'Second split partner' }),
-    createCardToken(stack, creds),
-  ]);
+  ({
+    creds,
+    merchantId,
+    partnerIds: [splitMerchantId, secondMerchantId],
+    tokenId,
+  } = await createWorld(stack, {
+    account: 'Concurrency Platform',
+    partners: ['Split partner', 'Second split partner'],
+  }));
   await setMerchantFeatures(stack, merchantId, { secondSplit: true });
 });
 afterAll(() => stack?.close());

@@ -13,6 +13,7 @@ import {
   splitBody,
   tokenv3Body,
 } from './fixtures/payments';
+import { createWorld } from './fixtures/world';
 import { type Credentials, createTestStack, expectError, type TestStack } from './harness';
 
 let stack: TestStack;
@@ -25,13 +26,17 @@ let tokenId: string;
 
 beforeAll(async () => {
   stack = await createTestStack();
-  [creds, other] = await Promise.all([stack.createAccount('Acme'), stack.createAccount('Globex')]);
-  [merchantId, splitMerchantId, thirdMerchantId, tokenId] = await Promise.all([
-    createMerchant(stack, creds),
-    createMerchant(stack, creds, { accountName: 'Platform fees' }),
-    createMerchant(stack, creds, { accountName: 'Delivery partner' }),
-    createCardToken(stack, creds),
-  ]);
+  ({
+    creds,
+    other,
+    merchantId,
+    partnerIds: [splitMerchantId, thirdMerchantId],
+    tokenId,
+  } = await createWorld(stack, {
+    account: 'Acme',
+    other: 'Globex',
+    partners: ['Platform fees', 'Delivery partner'],
+  }));
 });
 afterAll(() => stack?.close());
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant } from './fixtures/merchants';
-import { createCardToken, newRequestId, postPayment, tokenv3Body } from './fixtures/payments';
+import { newRequestId, postPayment, tokenv3Body } from './fixtures/payments';
+import { createWorld } from './fixtures/world';
 import { type Credentials, createTestStack, type TestStack } from './harness';
 
 /**
@@ -31,8 +31,7 @@ beforeAll(async () => {
       });
     },
   });
-  creds = await stack.createAccount('Round trips');
-  [merchantId, tokenId] = await Promise.all([createMerchant(stack, creds), createCardToken(stack, creds)]);
+  ({ creds, merchantId, tokenId } = await createWorld(stack, { account: 'Round trips' }));
   // Warm: the gateway's credential cache and the prepared statements, so only the payment's own are counted.
   await postPayment(stack, creds, tokenv3Body({ merchantId, tokenId, requestId: newRequestId() }));
   await stack.call(

@@ -3,10 +3,8 @@ import { createRequire } from 'node:module';
 import { readNachaTotals } from '@pps/shared/ach';
 import { addBusinessDays, pacificDate, startOfPacificDay } from '@pps/shared/clock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant } from './fixtures/merchants';
 import {
   achBody,
-  createCardToken,
   createPayment,
   postPayment,
   refundBody,
@@ -15,6 +13,7 @@ import {
   splitBody,
   tokenv3Body,
 } from './fixtures/payments';
+import { createWorld } from './fixtures/world';
 import { type Credentials, createTestStack, type TestStack } from './harness';
 import { waitFor } from './wait';
 
@@ -36,13 +35,8 @@ type Setup = { creds: Credentials; merchantId: string; splitMerchantId: string; 
 
 /** A fresh account (its own clock) with two merchants and a card token. */
 async function freshAccount(): Promise<Setup> {
-  const creds = await stack.createAccount();
-  const [merchantId, splitMerchantId, tokenId] = await Promise.all([
-    createMerchant(stack, creds),
-    createMerchant(stack, creds, { accountName: 'Partner' }),
-    createCardToken(stack, creds),
-  ]);
-  return { creds, merchantId, splitMerchantId, tokenId };
+  const { creds, merchantId, partnerIds, tokenId } = await createWorld(stack, { partners: ['Partner'] });
+  return { creds, merchantId, splitMerchantId: partnerIds[0], tokenId };
 }
 
 const get = (creds: Credentials, id: string) => stack.call('GET', `/payments/${id}`, { as: creds });

@@ -3,9 +3,9 @@ import { jobs } from '@pps/shared/queues';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requeueStale } from '../services/settlement/src/webhooks/relay';
-import { createMerchant } from './fixtures/merchants';
-import { createCardToken, createPayment, postPayment, refundBody, tokenv3Body } from './fixtures/payments';
+import { createPayment, postPayment, refundBody, tokenv3Body } from './fixtures/payments';
 import { type Received, type Receiver, startReceiver } from './fixtures/receiver';
+import { createWorld } from './fixtures/world';
 import { type Credentials, createTestStack, type TestStack } from './harness';
 import { waitFor } from './wait';
 
@@ -30,13 +30,8 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-type Setup = { creds: Credentials; merchantId: string; tokenId: string };
-
-async function account(): Promise<Setup> {
-  const creds = await stack.createAccount();
-  const [merchantId, tokenId] = await Promise.all([createMerchant(stack, creds), createCardToken(stack, creds)]);
-  return { creds, merchantId, tokenId };
-}
+/** A fresh account with a merchant and a card token. */
+const account = () => createWorld(stack);
 
 /** Subscribes `path` of the receiver to `events` and returns the endpoint id and its secret (shown once). */
 async function subscribe(creds: Credentials, path: string, events: string[] = ['*']) {
@@ -233,13 +228,8 @@ describe('no head-of-line blocking', () => {
   afterAll(() => small?.close());
 
   it("a receiver that never answers does not delay another account's deliveries", async () => {
-    const setup = async () => {
-      const creds = await small.createAccount();
-      const [merchantId, tokenId] = await Promise.all([createMerchant(small, creds), createCardToken(small, creds)]);
-      return { creds, merchantId, tokenId };
-    };
-    const slow = await setup();
-    const fast = await setup();
+    const slow = await createWorld(small);
+    const fast = await createWorld(small);
     receiver.answer('/dead', () => 'hang');
     for (const [who, path] of [
       [slow, '/dead'],

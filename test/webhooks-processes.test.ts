@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant } from './fixtures/merchants';
-import { createCardToken, postPayment, tokenv3Body } from './fixtures/payments';
+import { postPayment, tokenv3Body } from './fixtures/payments';
 import { type Received, type Receiver, startReceiver } from './fixtures/receiver';
+import { createWorld } from './fixtures/world';
 import { type Credentials, createTestStack, type TestStack } from './harness';
 import { freePort, processTracker, stopProcess } from './processes';
 import { waitFor } from './wait';
@@ -100,8 +100,7 @@ type Subscriber = { creds: Credentials; merchantId: string; tokenId: string; end
 
 /** An account of its own with a merchant, a card token, and an endpoint subscribed to everything at `path`. */
 async function subscriber(path: string): Promise<Subscriber> {
-  const creds = await stack.createAccount(`Webhook processes ${path}`);
-  const [merchantId, tokenId] = await Promise.all([createMerchant(stack, creds), createCardToken(stack, creds)]);
+  const { creds, merchantId, tokenId } = await createWorld(stack, { account: `Webhook processes ${path}` });
   const response = await stack.call('POST', '/webhooks', {
     as: creds,
     body: { data: { type: 'webhooks', attributes: { url: receiver.url(path), events: ['*'] } } },
