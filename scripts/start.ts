@@ -2,6 +2,7 @@ import { systemClock } from '@pps/shared/clock';
 import { DEV_DEFAULTS } from '@pps/shared/config';
 import { schema } from '@pps/shared/db';
 import { createMetrics, joinClusterMetrics } from '@pps/shared/metrics';
+import { createSettlementTrigger } from '@pps/shared/queues';
 import { bootstrap, closeServer, listen, onShutdown, runAsClusterPrimary } from '@pps/shared/runtime';
 import { eq } from 'drizzle-orm';
 import Redis from 'ioredis';
@@ -12,7 +13,6 @@ import { type DemoShop, startDemoShop } from '../services/gateway/src/checkout/d
 import { inProcessUpstream } from '../services/gateway/src/proxy/upstream';
 import { createMerchantsApp } from '../services/merchants/src/app';
 import { createPaymentsApp } from '../services/payments/src/app';
-import { createSettlementTrigger } from '../services/settlement/src/trigger';
 import { startSettlement } from '../services/settlement/src/workers';
 
 /**

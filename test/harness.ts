@@ -4,6 +4,7 @@ import { type Config, testConfig } from '@pps/shared/config';
 import { createDatabase, type Database } from '@pps/shared/db';
 import { createLogger, type Logger } from '@pps/shared/logger';
 import { createMetrics } from '@pps/shared/metrics';
+import { createSettlementTrigger } from '@pps/shared/queues';
 import { createDatabaseFromTemplate } from '@pps/shared/testing';
 import type Redis from 'ioredis';
 import { inject } from 'vitest';
@@ -12,7 +13,6 @@ import { AuthCache } from '../services/gateway/src/auth/auth-cache';
 import { inProcessUpstream } from '../services/gateway/src/proxy/upstream';
 import { createMerchantsApp } from '../services/merchants/src/app';
 import { createPaymentsApp } from '../services/payments/src/app';
-import { createSettlementTrigger } from '../services/settlement/src/trigger';
 import { startSettlement } from '../services/settlement/src/workers';
 
 export type ApiResponse<T = any> = { status: number; body: T; headers: Headers };

@@ -3,7 +3,7 @@ import type { FieldCipher } from '@pps/shared/crypto';
 import type { Db } from '@pps/shared/db';
 import type { Logger } from '@pps/shared/logger';
 import type { Metrics } from '@pps/shared/metrics';
-import { jobs, queues } from '@pps/shared/queues';
+import { defaultJobOptions, jobs, queues } from '@pps/shared/queues';
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import Redis from 'ioredis';
 import type { Processor } from '../../payments/src';
@@ -28,14 +28,6 @@ const schedules = (config: Config) => [
   { queue: queues.maintenance, job: jobs.idempotencyCleanup, every: 60 * 60 * 1000 },
   { queue: queues.settlement, job: jobs.settlementPass, every: config.SETTLEMENT_INTERVAL_SECONDS * 1000 },
 ];
-
-/** Finished jobs kept for bull-board, failed ones longer; retries back off exponentially. */
-export const defaultJobOptions = {
-  attempts: 5,
-  backoff: { type: 'exponential', delay: 1000 },
-  removeOnComplete: { count: 1000, age: 24 * 3600 },
-  removeOnFail: { count: 5000, age: 7 * 24 * 3600 },
-} as const;
 
 /**
  * Starts the settlement service's workers (the maintenance queue, and the settlement queue with
