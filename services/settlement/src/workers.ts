@@ -1,3 +1,5 @@
+import type { Processor } from '@pps/payments';
+import { createDataCipher } from '@pps/payments';
 import type { Config } from '@pps/shared/config';
 import type { FieldCipher } from '@pps/shared/crypto';
 import type { Db } from '@pps/shared/db';
@@ -6,8 +8,6 @@ import type { Metrics } from '@pps/shared/metrics';
 import { defaultJobOptions, jobs, queues } from '@pps/shared/queues';
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import Redis from 'ioredis';
-import type { Processor } from '../../payments/src';
-import { createDataCipher } from '../../payments/src';
 import { handlers } from './jobs';
 import { redisConnection } from './redis';
 import { startDeliveryWorker, webhookJobOptions } from './webhooks/delivery-worker';

@@ -1,4 +1,4 @@
-import { deleteExpiredIdempotencyKeys } from '../../../payments/src';
+import { deleteExpiredIdempotencyKeys } from '@pps/payments';
 import type { JobHandler } from './index';
 
 /** Removes idempotency keys older than IDEMPOTENCY_TTL_DAYS (docs/design.md). Running it twice is harmless. */

@@ -1,5 +1,5 @@
+import { createDataCipher, SandboxProcessor } from '@pps/payments';
 import type { JobPayload } from '@pps/shared/queues';
-import { createDataCipher, SandboxProcessor } from '../../../payments/src';
 import { runSettlementPass } from '../settlement/pass';
 import type { JobHandler } from './index';
 

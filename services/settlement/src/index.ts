@@ -1,0 +1,4 @@
+// What the one-process start and the tests use of the settlement service (import from `@pps/settlement`).
+
+export { runSettlementPass } from './settlement/pass';
+export { type SettlementDeps, startSettlement } from './workers';
