@@ -11,11 +11,14 @@ const catalogue: { readonly [N in JobName]: { name: string; queue: QueueName; pa
 
 const byName = new Map((Object.keys(catalogue) as JobName[]).map((key) => [catalogue[key].name, key]));
 
+/** What a queue's worker hands every job it runs. */
+type WorkerContext = { deps: JobDeps; log: Logger; signal: AbortSignal };
+
 /**
  * BullMQ's processor for one queue's worker: finds the job in the catalogue, checks its payload and runs its
  * handler. A handler's `RunLater` puts the job back, delayed, without using up an attempt.
  */
-export function jobProcessor(queue: QueueName, context: { deps: JobDeps; log: Logger; signal: AbortSignal }) {
+export function jobProcessor(queue: QueueName, context: WorkerContext) {
   return async (job: Job, token?: string): Promise<void> => {
     const key = byName.get(job.name);
     // Permanent failures: retrying a job nobody handles, or whose payload is wrong, can never succeed.
@@ -32,7 +35,7 @@ export function jobProcessor(queue: QueueName, context: { deps: JobDeps; log: Lo
   };
 }
 
-async function run<N extends JobName>(key: N, job: Job, context: { deps: JobDeps; log: Logger; signal: AbortSignal }) {
+async function run<N extends JobName>(key: N, job: Job, context: WorkerContext) {
   const payload = catalogue[key].payload.safeParse(job.data);
   if (!payload.success) throw new UnrecoverableError(`invalid payload for ${job.name}: ${payload.error.message}`);
   const handler = handlers[key];
