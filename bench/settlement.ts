@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { createAccount } from '@pps/gateway';
 import { createDatabase } from '@pps/shared/db';
 import { newId } from '@pps/shared/ids';
-import { createAccount } from '../services/gateway/src/admin/accounts.usecases';
 import { freshDatabase } from './fresh-database';
 
 /**

@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
+import { createAccount } from '@pps/gateway';
 import { loadConfig } from '@pps/shared/config';
 import { FieldCipher } from '@pps/shared/crypto';
 import { createDatabase, schema } from '@pps/shared/db';
 import { writeEvents } from '@pps/shared/events';
 import { newId } from '@pps/shared/ids';
 import { newWebhookSecret } from '@pps/shared/webhooks';
-import { createAccount } from '../services/gateway/src/admin/accounts.usecases';
 import { freshDatabase } from './fresh-database';
 
 /**

@@ -9,11 +9,10 @@ import * as esbuild from 'esbuild';
  * `npm run build`: bundles every entry point to plain JavaScript in dist/, so production runs `node dist/<entry>.js`
  * with neither tsx nor TypeScript. `--outdir DIR` builds elsewhere (the build test does, to race nothing).
  *
- * Packages in node_modules stay external (installed by `npm ci --omit=dev` next to dist/); the workspace package
- * @pps/shared, whose exports point at .ts sources, is bundled in. `packages: 'external'` alone would leave it
- * external too (it is a bare import), so an alias points it at its sources: esbuild applies aliases before the
- * external check. The migrations are read at run time, so they are copied to <outdir>/drizzle (see MIGRATIONS_FOLDER),
- * and so are the checkout's browser files, to <outdir>/checkout (see CHECKOUT_ASSETS_FOLDER).
+ * Packages in node_modules stay external (installed by `npm ci --omit=dev` next to dist/); the workspace packages
+ * (@pps/shared and the services, imported by their names), whose exports point at .ts sources, are bundled in (see
+ * `externalPackages`). The migrations are read at run time, so they are copied to <outdir>/drizzle (see
+ * MIGRATIONS_FOLDER), and so are the checkout's browser files, to <outdir>/checkout (see CHECKOUT_ASSETS_FOLDER).
  */
 export const ENTRY_POINTS = {
   start: 'scripts/start.ts',
@@ -23,6 +22,20 @@ export const ENTRY_POINTS = {
   settlement: 'services/settlement/src/main.ts',
   migrate: 'scripts/migrate.ts',
   cli: 'scripts/cli.ts',
+};
+
+/**
+ * Every bare import stays external except a workspace package's (`@pps/...`), which esbuild resolves as Node would
+ * (the symlink in node_modules, then the package's `exports`) and bundles. `packages: 'external'` cannot make that
+ * exception, and an alias per package would bypass the `exports` maps that keep each service's internals private.
+ */
+const externalPackages: esbuild.Plugin = {
+  name: 'external-packages',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.path.startsWith('@pps/') ? undefined : { path: args.path, external: true },
+    );
+  },
 };
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -39,8 +52,7 @@ export async function build(outdir = join(root, 'dist')): Promise<void> {
     format: 'esm',
     target: 'node20',
     sourcemap: true,
-    packages: 'external',
-    alias: { '@pps/shared': './packages/shared/src' },
+    plugins: [externalPackages],
     // Read by MIGRATIONS_FOLDER: bundled code finds the migrations next to it.
     define: { __PPS_BUNDLED__: 'true' },
     metafile: true,

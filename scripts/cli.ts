@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import { createAccount, setAccountStatus } from '@pps/gateway';
+import { changeMerchantStatus, updateMerchantFeatures } from '@pps/merchants';
 import { systemClock } from '@pps/shared/clock';
 import { loadConfig } from '@pps/shared/config';
 import { createDatabase, runMigrations } from '@pps/shared/db';
@@ -6,8 +8,6 @@ import { OPERATOR_ACCOUNT_ID, type ServiceContext } from '@pps/shared/http';
 import { newId } from '@pps/shared/ids';
 import { createLogger } from '@pps/shared/logger';
 import { isMerchantStatus } from '@pps/shared/states';
-import { createAccount, setAccountStatus } from '../services/gateway/src/admin/accounts.usecases';
-import { changeMerchantStatus, updateMerchantFeatures } from '../services/merchants/src/admin/admin.usecases';
 
 /**
  * Ops CLI: the same use cases as the admin API, run against DATABASE_URL.

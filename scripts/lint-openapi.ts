@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url';
+import { buildOpenApiDocument } from '@pps/gateway';
 import { allRoutes } from '@pps/shared/contract';
 import { createConfig, lintFromString, type NormalizedProblem } from '@redocly/openapi-core';
-import { buildOpenApiDocument } from '../services/gateway/src/docs/docs.routes';
 
 /**
  * Redocly's `recommended` ruleset over an OpenAPI document (test/openapi-lint.test.ts lints the one the gateway

@@ -1,19 +1,16 @@
+import { AuthCache, createAccount, type DemoShop, inProcessUpstream, startDemoShop } from '@pps/gateway';
+import { createGatewayApp } from '@pps/gateway/app';
+import { createMerchantsApp } from '@pps/merchants/app';
+import { createPaymentsApp } from '@pps/payments/app';
+import { startSettlement } from '@pps/settlement';
 import { systemClock } from '@pps/shared/clock';
 import { DEV_DEFAULTS } from '@pps/shared/config';
 import { schema } from '@pps/shared/db';
 import { createMetrics, joinClusterMetrics } from '@pps/shared/metrics';
+import { createSettlementTrigger } from '@pps/shared/queues';
 import { bootstrap, closeServer, listen, onShutdown, runAsClusterPrimary } from '@pps/shared/runtime';
 import { eq } from 'drizzle-orm';
 import Redis from 'ioredis';
-import { createAccount } from '../services/gateway/src/admin/accounts.usecases';
-import { createGatewayApp } from '../services/gateway/src/app';
-import { AuthCache } from '../services/gateway/src/auth/auth-cache';
-import { type DemoShop, startDemoShop } from '../services/gateway/src/checkout/demo-shop';
-import { inProcessUpstream } from '../services/gateway/src/proxy/upstream';
-import { createMerchantsApp } from '../services/merchants/src/app';
-import { createPaymentsApp } from '../services/payments/src/app';
-import { createSettlementTrigger } from '../services/settlement/src/trigger';
-import { startSettlement } from '../services/settlement/src/workers';
 
 /**
  * `npm start`: everything in one process. Migrations, the gateway on PORT with payments and merchants

@@ -1,13 +1,8 @@
 import type { Server } from 'node:http';
+import { type ApiCall, DEMO_SHOP_ACCOUNT, type DemoShop, startDemoShop } from '@pps/gateway';
 import { closeServer, listen } from '@pps/shared/runtime';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ApiCall,
-  DEMO_SHOP_ACCOUNT,
-  type DemoShop,
-  startDemoShop,
-} from '../services/gateway/src/checkout/demo-shop';
 import { createTestStack, type TestStack } from './harness';
 
 /**

@@ -1,11 +1,10 @@
+import { AuthCache, httpUpstream, inProcessUpstream } from '@pps/gateway';
+import { createGatewayApp } from '@pps/gateway/app';
+import { createMerchantsApp } from '@pps/merchants/app';
+import { createPaymentsApp } from '@pps/payments/app';
 import { createLogger } from '@pps/shared/logger';
 import { closeServer, listen } from '@pps/shared/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGatewayApp } from '../services/gateway/src/app';
-import { AuthCache } from '../services/gateway/src/auth/auth-cache';
-import { httpUpstream, inProcessUpstream } from '../services/gateway/src/proxy/upstream';
-import { createMerchantsApp } from '../services/merchants/src/app';
-import { createPaymentsApp } from '../services/payments/src/app';
 import { personalMerchantAttributes } from './fixtures/merchants';
 import { createPayment, expiryIn, postPayment, tokenv3Body } from './fixtures/payments';
 import { createWorld } from './fixtures/world';

@@ -1,19 +1,18 @@
 import { randomBytes } from 'node:crypto';
+import { AuthCache, inProcessUpstream } from '@pps/gateway';
+import { createGatewayApp } from '@pps/gateway/app';
+import { createMerchantsApp } from '@pps/merchants/app';
+import { createPaymentsApp } from '@pps/payments/app';
+import { startSettlement } from '@pps/settlement';
 import { type Clock, manualClock, systemClock } from '@pps/shared/clock';
 import { type Config, testConfig } from '@pps/shared/config';
 import { createDatabase, type Database } from '@pps/shared/db';
 import { createLogger, type Logger } from '@pps/shared/logger';
 import { createMetrics } from '@pps/shared/metrics';
+import { createSettlementTrigger } from '@pps/shared/queues';
 import { createDatabaseFromTemplate } from '@pps/shared/testing';
 import type Redis from 'ioredis';
 import { inject } from 'vitest';
-import { createGatewayApp } from '../services/gateway/src/app';
-import { AuthCache } from '../services/gateway/src/auth/auth-cache';
-import { inProcessUpstream } from '../services/gateway/src/proxy/upstream';
-import { createMerchantsApp } from '../services/merchants/src/app';
-import { createPaymentsApp } from '../services/payments/src/app';
-import { createSettlementTrigger } from '../services/settlement/src/trigger';
-import { startSettlement } from '../services/settlement/src/workers';
 
 export type ApiResponse<T = any> = { status: number; body: T; headers: Headers };
 

@@ -1,10 +1,9 @@
+import { changeMerchantStatus, findMerchantForPayment, updateMerchantFeatures } from '@pps/merchants';
+import { createMerchantsApp } from '@pps/merchants/app';
 import { systemClock } from '@pps/shared/clock';
 import { OPERATOR_ACCOUNT_ID, signInternal } from '@pps/shared/http';
 import { createLogger } from '@pps/shared/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changeMerchantStatus, updateMerchantFeatures } from '../services/merchants/src/admin/admin.usecases';
-import { createMerchantsApp } from '../services/merchants/src/app';
-import { findMerchantForPayment } from '../services/merchants/src/merchants/merchants.repository';
 import {
   createMerchant,
   personalMerchantAttributes,

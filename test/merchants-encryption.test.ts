@@ -1,14 +1,10 @@
+import { createMerchantSecrets, currentBankAccount, revealBankAccount } from '@pps/merchants';
+import { createMerchantsApp } from '@pps/merchants/app';
 import { testConfig } from '@pps/shared/config';
 import { FieldCipher } from '@pps/shared/crypto';
 import { signInternal } from '@pps/shared/http';
 import { createLogger } from '@pps/shared/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchantsApp } from '../services/merchants/src/app';
-import {
-  currentBankAccount,
-  revealBankAccount,
-} from '../services/merchants/src/bank-accounts/bank-accounts.repository';
-import { createMerchantSecrets } from '../services/merchants/src/merchants/merchants.secrets';
 import { businessMerchantAttributes, personalMerchantAttributes } from './fixtures/merchants';
 import { type Credentials, createTestStack, type TestStack } from './harness';
 

@@ -1,5 +1,5 @@
+import { bankAccountAt, currentBankAccount } from '@pps/merchants';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bankAccountAt, currentBankAccount } from '../services/merchants/src/bank-accounts/bank-accounts.repository';
 import { createMerchant, personalMerchantAttributes, setMerchantStatus } from './fixtures/merchants';
 import { type Credentials, createTestStack, expectError, type TestStack } from './harness';
 

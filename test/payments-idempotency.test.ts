@@ -1,5 +1,5 @@
+import { deleteExpiredIdempotencyKeys } from '@pps/payments';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteExpiredIdempotencyKeys } from '../services/payments/src/idempotency/idempotency.repository';
 import { createMerchant } from './fixtures/merchants';
 import { cards, createCardToken, newRequestId, postPayment, tokenv3Body } from './fixtures/payments';
 import { createWorld } from './fixtures/world';

@@ -1,9 +1,8 @@
+import { createDataCipher, SandboxProcessor } from '@pps/payments';
+import { runSettlementPass, startSettlement } from '@pps/settlement';
 import { createLogger } from '@pps/shared/logger';
 import { jobs } from '@pps/shared/queues';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDataCipher, SandboxProcessor } from '../services/payments/src';
-import { runSettlementPass } from '../services/settlement/src/settlement/pass';
-import { startSettlement } from '../services/settlement/src/workers';
 import { createMerchant } from './fixtures/merchants';
 import { createCardToken, createPayment, tokenv3Body } from './fixtures/payments';
 import { createTestStack, type TestStack } from './harness';

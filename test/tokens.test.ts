@@ -1,7 +1,7 @@
+import { createPaymentsApp } from '@pps/payments/app';
 import { signInternal } from '@pps/shared/http';
 import { createLogger } from '@pps/shared/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPaymentsApp } from '../services/payments/src/app';
 import { createTokenCipher } from '../services/payments/src/tokens/tokens.repository';
 import { type ApiResponse, type Credentials, createTestStack, expectError, type TestStack } from './harness';
 

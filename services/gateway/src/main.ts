@@ -1,8 +1,8 @@
 import { systemClock } from '@pps/shared/clock';
 import { createMetrics } from '@pps/shared/metrics';
+import { createSettlementTrigger } from '@pps/shared/queues';
 import { bootstrap, closeServer, listen, onShutdown } from '@pps/shared/runtime';
 import Redis from 'ioredis';
-import { createSettlementTrigger } from '../../settlement/src/trigger';
 import { createGatewayApp } from './app';
 import { AuthCache } from './auth/auth-cache';
 import { httpUpstream } from './proxy/upstream';

@@ -1,4 +1,5 @@
-// What other services use of the merchants service (import from here).
+// What other services and the tools use of the merchants service (import from `@pps/merchants`); the HTTP app is
+// `@pps/merchants/app`.
 
 export { changeMerchantStatus, updateMerchantFeatures } from './admin/admin.usecases';
 export {

@@ -3,7 +3,8 @@ import { registerCheckoutRoutes } from './checkout/checkout.routes';
 import { registerCustomerRoutes } from './customers/customers.routes';
 import { registerEventRoutes } from './events/events.routes';
 import { registerPaymentRoutes } from './payments/payments.routes';
-import { type Processor, SandboxProcessor } from './sandbox/processor';
+import type { Processor } from './processor/processor';
+import { SandboxProcessor } from './sandbox/sandbox-processor';
 import { registerTokenRoutes } from './tokens/tokens.routes';
 import { registerWebhookRoutes } from './webhooks/webhooks.routes';
 

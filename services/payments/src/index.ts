@@ -1,7 +1,16 @@
-// What other services use of the payments service (import from here).
+// What other services use of the payments service (import from `@pps/payments`); the HTTP app is `@pps/payments/app`.
 
 export { deleteExpiredIdempotencyKeys } from './idempotency/idempotency.repository';
 export { paymentResource } from './payments/payments.presenter';
 export { findChildren, type Payment, type PaymentChild } from './payments/payments.repository';
-export { type AchReturn, type Processor, SandboxProcessor } from './sandbox/processor';
+export type {
+  AchDebitRequest,
+  AchOutcome,
+  AchReturn,
+  AvsResult,
+  CardAuthorization,
+  CardAuthorizationRequest,
+  Processor,
+} from './processor/processor';
+export { SandboxProcessor } from './sandbox/sandbox-processor';
 export { createTokenCipher as createDataCipher } from './tokens/tokens.repository';

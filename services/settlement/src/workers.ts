@@ -1,27 +1,15 @@
+import { createDataCipher, SandboxProcessor } from '@pps/payments';
 import type { Config } from '@pps/shared/config';
-import type { FieldCipher } from '@pps/shared/crypto';
-import type { Db } from '@pps/shared/db';
-import type { Logger } from '@pps/shared/logger';
-import type { Metrics } from '@pps/shared/metrics';
-import { jobs, queues } from '@pps/shared/queues';
-import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
+import { defaultJobOptions, jobs, type QueueName, queues } from '@pps/shared/queues';
+import { Queue, Worker } from 'bullmq';
 import Redis from 'ioredis';
-import type { Processor } from '../../payments/src';
-import { createDataCipher } from '../../payments/src';
-import { handlers } from './jobs';
+import type { SettlementDeps } from './deps';
+import type { JobDeps } from './jobs/job-handler';
+import { jobProcessor } from './jobs/run-job';
 import { redisConnection } from './redis';
 import { startDeliveryWorker, webhookJobOptions } from './webhooks/delivery-worker';
+import { EndpointSlots } from './webhooks/endpoint-slots';
 import { startOutboxRelay } from './webhooks/outbox-relay';
-
-export type SettlementDeps = {
-  config: Config;
-  db: Db;
-  log: Logger;
-  /** The ACH operator's answers at settlement (returns); the sandbox by default. */
-  processor?: Processor;
-  cipher?: FieldCipher;
-  metrics?: Metrics;
-};
 
 /** Recurring jobs, declared once; upserting a scheduler is idempotent, so every replica may do it. */
 const schedules = (config: Config) => [
@@ -29,18 +17,11 @@ const schedules = (config: Config) => [
   { queue: queues.settlement, job: jobs.settlementPass, every: config.SETTLEMENT_INTERVAL_SECONDS * 1000 },
 ];
 
-/** Finished jobs kept for bull-board, failed ones longer; retries back off exponentially. */
-export const defaultJobOptions = {
-  attempts: 5,
-  backoff: { type: 'exponential', delay: 1000 },
-  removeOnComplete: { count: 1000, age: 24 * 3600 },
-  removeOnFail: { count: 5000, age: 7 * 24 * 3600 },
-} as const;
-
 /**
- * Starts the settlement service's workers (the maintenance queue, and the settlement queue with
- * SETTLEMENT_CONCURRENCY passes at once) and their job schedulers. Redis being down does not stop the process:
- * BullMQ reconnects, and the schedulers are upserted once it answers. `close` lets the jobs in flight finish.
+ * Starts the settlement service's workers (the maintenance queue, the settlement queue with
+ * SETTLEMENT_CONCURRENCY passes at once, webhook delivery) with the outbox relay, and their job schedulers. Redis
+ * being down does not stop the process: BullMQ reconnects, and the schedulers are upserted once it answers.
+ * `close` lets the jobs in flight finish.
  */
 export async function startSettlement(deps: SettlementDeps, options: { concurrency?: number } = {}) {
   const log = deps.log.child({ module: 'settlement' });
@@ -56,22 +37,16 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
 
   // Aborted on close: a pass finishes the batch in flight and stops before the next (the rest is due again).
   const stopping = new AbortController();
-  const process = async (job: Job) => {
-    const handler = handlers[job.name];
-    const definition = Object.values(jobs).find((candidate) => candidate.name === job.name);
-    // Permanent failures: retrying a job nobody handles, or whose payload is wrong, can never succeed.
-    if (!handler || !definition) throw new UnrecoverableError(`no handler for job ${job.name}`);
-    const payload = definition.payload.safeParse(job.data);
-    if (!payload.success) throw new UnrecoverableError(`invalid payload for ${job.name}: ${payload.error.message}`);
-    await handler({
-      deps,
-      payload: payload.data,
-      attempt: job.attemptsMade + 1,
-      log: log.child({ job: job.name, jobId: job.id }),
-      signal: stopping.signal,
-    });
+  const jobDeps: JobDeps = {
+    config: deps.config,
+    db: deps.db,
+    processor: deps.processor ?? new SandboxProcessor(),
+    cipher: deps.cipher ?? createDataCipher(deps.config),
+    metrics: deps.metrics,
+    endpointSlots: new EndpointSlots(deps.config.WEBHOOK_ENDPOINT_CONCURRENCY),
   };
-  const workerOf = (name: string, concurrency: number) => {
+  const workerOf = (name: QueueName, concurrency: number) => {
+    const process = jobProcessor(name, { deps: jobDeps, log, signal: stopping.signal });
     const worker = new Worker(name, process, { connection, prefix, concurrency });
     worker.on('error', (error) => log.warn({ queue: name, err: error.message }, 'worker error'));
     worker.on('failed', (job, error) =>
@@ -94,8 +69,7 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
     defaultJobOptions: webhookJobOptions(deps.config),
   });
   webhooks.on('error', () => {});
-  const cipher = deps.cipher ?? createDataCipher(deps.config);
-  workers.push(startDeliveryWorker({ config: deps.config, db: deps.db, cipher, connection, log }));
+  workers.push(startDeliveryWorker({ deps: jobDeps, connection, log, signal: stopping.signal }));
   const relay = startOutboxRelay({ config: deps.config, db: deps.db, queue: webhooks, redis: relayConnection, log });
 
   const byName = { [queues.maintenance]: maintenance, [queues.settlement]: settlement };

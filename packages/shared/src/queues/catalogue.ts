@@ -11,6 +11,8 @@ export const queues = {
   webhooks: 'webhooks',
 } as const;
 
+export type QueueName = (typeof queues)[keyof typeof queues];
+
 export const jobs = {
   idempotencyCleanup: {
     queue: queues.maintenance,

@@ -1,1 +1,3 @@
 export * from './catalogue';
+export * from './enqueue';
+export * from './settlement-trigger';

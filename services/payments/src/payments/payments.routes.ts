@@ -8,7 +8,7 @@ import {
 } from '@pps/shared/contract';
 import { absoluteUrl, list, type ServiceApp, type ServiceDeps } from '@pps/shared/http';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { Processor } from '../sandbox/processor';
+import type { Processor } from '../processor/processor';
 import { createTokenCipher } from '../tokens/tokens.repository';
 import { paymentDocument } from './payments.presenter';
 import { createPayment, getPayment, getPaymentStatus, listPayments, paymentStates } from './payments.usecases';

@@ -1,25 +1,16 @@
-import type { JobPayload } from '@pps/shared/queues';
-import { createDataCipher, SandboxProcessor } from '../../../payments/src';
 import { runSettlementPass } from '../settlement/pass';
-import type { JobHandler } from './index';
+import type { JobHandler } from './job-handler';
 
 /**
  * Settles what is due (docs/design.md), for one account when its sandbox clock moved, else for every account.
  * Idempotent: records are claimed with SKIP LOCKED and settled conditionally, so a retried or doubled job
  * settles nothing twice.
  */
-export const settlementPass: JobHandler = async ({ deps, payload, log, signal }) => {
-  const { accountId } = payload as JobPayload<'settlementPass'>;
+export const settlementPass: JobHandler<'settlementPass'> = async ({ deps, payload, log, signal }) => {
   const started = performance.now();
   const result = await runSettlementPass(
-    {
-      db: deps.db,
-      config: deps.config,
-      cipher: deps.cipher ?? createDataCipher(deps.config),
-      processor: deps.processor ?? new SandboxProcessor(),
-      log,
-    },
-    { now: new Date(), batchSize: deps.config.SETTLEMENT_BATCH_SIZE, accountId, signal },
+    { db: deps.db, config: deps.config, cipher: deps.cipher, processor: deps.processor, log },
+    { now: new Date(), batchSize: deps.config.SETTLEMENT_BATCH_SIZE, accountId: payload.accountId, signal },
   );
   deps.metrics?.settlementPassDuration.observe((performance.now() - started) / 1000);
   deps.metrics?.settlementRecords.inc({ outcome: 'settled' }, result.settled);

@@ -1,8 +1,8 @@
+import { type AchReturn, type Processor, paymentResource } from '@pps/payments';
 import type { Db, DbOrTx } from '@pps/shared/db';
 import { writeEvent, writeEvents } from '@pps/shared/events';
 import { post, postMany, reverseLines, settlementLines } from '@pps/shared/ledger';
 import { settlePayments, transitionPayment } from '@pps/shared/states';
-import { type AchReturn, type Processor, paymentResource } from '../../../payments/src';
 import { type AchFileDeps, writeAchFile } from './ach-file';
 import { BatchTotals } from './batch-totals';
 import {

@@ -1,7 +1,7 @@
 import type { Db, DbOrTx } from '@pps/shared/db';
 import { schema, textArray } from '@pps/shared/db';
 import { newId } from '@pps/shared/ids';
-import { jobs } from '@pps/shared/queues';
+import { catalogueJob } from '@pps/shared/queues';
 import type { Queue } from 'bullmq';
 import { and, asc, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import type Redis from 'ioredis';
@@ -172,16 +172,12 @@ export function staleDeliveries(db: DbOrTx, now: Date, limit: number) {
 }
 
 /** A delivery's job, delayed to its next attempt when it has one (a retry whose job Redis lost keeps its time). */
-const deliveryJob = (delivery: {
-  id: string;
-  endpointId: string;
-  redeliveries: number;
-  nextAttemptAt: Date | null;
-}) => ({
-  name: jobs.webhookDelivery.name,
-  data: { deliveryId: delivery.id, endpointId: delivery.endpointId },
-  opts: {
-    jobId: deliveryJobId(delivery),
-    delay: delivery.nextAttemptAt ? Math.max(0, delivery.nextAttemptAt.getTime() - Date.now()) : 0,
-  },
-});
+const deliveryJob = (delivery: { id: string; endpointId: string; redeliveries: number; nextAttemptAt: Date | null }) =>
+  catalogueJob(
+    'webhookDelivery',
+    { deliveryId: delivery.id, endpointId: delivery.endpointId },
+    {
+      jobId: deliveryJobId(delivery),
+      delay: delivery.nextAttemptAt ? Math.max(0, delivery.nextAttemptAt.getTime() - Date.now()) : 0,
+    },
+  );

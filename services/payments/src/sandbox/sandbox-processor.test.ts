@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { CardAuthorizationRequest } from '../processor/processor';
 import type { BillingAddress } from '../tokens/tokens.repository';
-import {
-  type AvsResult,
-  avsAccepted,
-  avsFromAddress,
-  type CardAuthorizationRequest,
-  SandboxProcessor,
-} from './processor';
+import { avsFromAddress, SandboxProcessor } from './sandbox-processor';
 
 const processor = new SandboxProcessor();
 const now = new Date('2026-06-15T12:00:00.000Z');
@@ -141,24 +136,4 @@ describe('SandboxProcessor: AVS', () => {
     expect(avsFromAddress(billingAddress)).toBe(avs);
     expect((await authorize('4242424242424242', { billingAddress })).avsResult).toBe(avs);
   });
-});
-
-describe('avsAccepted', () => {
-  const results: AvsResult[] = ['Y', 'Z', 'A', 'N', 'U'];
-  const accepted: Record<'Standard' | 'Strict' | 'Disabled', AvsResult[]> = {
-    Standard: ['Y', 'Z'],
-    Strict: ['Y'],
-    Disabled: ['Y', 'Z', 'A', 'N', 'U'],
-  };
-
-  for (const mode of ['Standard', 'Strict', 'Disabled'] as const) {
-    for (const result of results) {
-      it(`${mode} with useAVS: ${result} is ${accepted[mode].includes(result) ? 'accepted' : 'refused'}`, () => {
-        expect(avsAccepted(result, mode, true)).toBe(accepted[mode].includes(result));
-      });
-      it(`${mode} without useAVS: ${result} is accepted`, () => {
-        expect(avsAccepted(result, mode, false)).toBe(true);
-      });
-    }
-  }
 });

@@ -1,50 +1,15 @@
 import { randomInt } from 'node:crypto';
+import type {
+  AchDebitRequest,
+  AchOutcome,
+  AchReturn,
+  AvsResult,
+  CardAuthorization,
+  CardAuthorizationRequest,
+  Processor,
+} from '../processor/processor';
 import { cardBrandOf, isCardExpired, luhnValid, normalizeCardNumber } from '../tokens/card';
 import type { BillingAddress } from '../tokens/tokens.repository';
-
-export type AvsResult = 'Y' | 'Z' | 'A' | 'N' | 'U';
-
-export type CardAuthorizationRequest = {
-  card: { number: string; expiry: string /* MMYY */; holder: string };
-  /** Integer cents. */
-  amount: number;
-  billingAddress: BillingAddress | null;
-  now: Date;
-};
-
-export type CardAuthorization = {
-  approved: boolean;
-  /** '00' approved; '05', '14', '51', '54', '96' declines. */
-  code: string;
-  message: string;
-  /** Six uppercase letters and digits when approved, null when declined. */
-  authCode: string | null;
-  avsResult: AvsResult;
-  brand: string;
-  last4: string;
-};
-
-export type AchDebitRequest = {
-  /** The clear account and routing numbers: never logged, never put in a job payload. */
-  accountNumber: string;
-  routingNumber: string;
-  /** Integer cents. */
-  amount: number;
-};
-
-export type AchOutcome = { accepted: boolean; code: string; message: string };
-
-/** The ACH return an entry gets when it settles (NACHA return reason codes). */
-export type AchReturn = { code: 'R01' | 'R02' | 'R03' | 'R04'; message: string };
-
-/** A card network and ACH operator stand-in; a real acquirer connector implements the same interface. */
-export interface Processor {
-  authorizeCard(request: CardAuthorizationRequest): Promise<CardAuthorization>;
-  /** Accepts an ACH debit for origination, or refuses it at once (e.g. a known insufficient-funds account). */
-  debitAch(request: AchDebitRequest): Promise<AchOutcome>;
-  /** Whether the receiving bank returns the entry when it settles; null when it settles. */
-  achReturnAtSettlement(entry: { amount: number }): AchReturn | null;
-}
 
 /** The sandbox account whose debits are refused at creation for insufficient funds (docs/design.md). */
 export const SANDBOX_ACH_INSUFFICIENT_FUNDS_ACCOUNT = '9876543';
@@ -86,17 +51,6 @@ const given = (value: string | undefined) => value !== undefined && value.trim()
 export function avsFromAddress(address: BillingAddress | null): AvsResult {
   if (!address || !given(address.zip)) return 'U';
   return given(address.line1) ? 'Y' : 'Z';
-}
-
-/**
- * Whether a payment may go ahead with this AVS result: always when the client does not ask for AVS
- * (`useAVS` false) or the merchant's mode is Disabled; Standard needs the ZIP to match (Y, Z); Strict the
- * full address (Y).
- */
-export function avsAccepted(result: AvsResult, mode: 'Standard' | 'Strict' | 'Disabled', useAVS: boolean): boolean {
-  if (!useAVS || mode === 'Disabled') return true;
-  if (mode === 'Strict') return result === 'Y';
-  return result === 'Y' || result === 'Z';
 }
 
 const AUTH_CODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';

@@ -1,9 +1,9 @@
-import type { Config } from '@pps/shared/config';
-import type { Logger } from '@pps/shared/logger';
-import { jobs, queues } from '@pps/shared/queues';
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
-import { defaultJobOptions } from './workers';
+import type { Config } from '../config';
+import type { Logger } from '../logger';
+import { queues } from './catalogue';
+import { defaultJobOptions, enqueue } from './enqueue';
 
 /** How long a clock move waits for Redis before answering anyway (the minute scheduler catches up). */
 const ENQUEUE_TIMEOUT_MS = 1000;
@@ -11,6 +11,7 @@ const ENQUEUE_TIMEOUT_MS = 1000;
 /**
  * Enqueues a settlement pass for one account, for the gateway when an account's sandbox clock moves. Never
  * fails the caller: with Redis down the request answers at once and the scheduled pass settles the records.
+ * It only enqueues, so whoever calls it needs the catalogue, not the settlement workers.
  */
 export function createSettlementTrigger(config: Config, log: Logger) {
   const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
@@ -25,13 +26,12 @@ export function createSettlementTrigger(config: Config, log: Logger) {
   const webhooks = queueOf(queues.webhooks);
   return {
     async settleAccount(accountId: string): Promise<void> {
-      const payload = jobs.settlementPass.payload.parse({ accountId });
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error('redis did not answer')), ENQUEUE_TIMEOUT_MS);
       });
       try {
-        await Promise.race([queue.add(jobs.settlementPass.name, payload), timeout]);
+        await Promise.race([enqueue(queue, 'settlementPass', { accountId }), timeout]);
       } catch (error) {
         log.warn(
           { accountId, err: (error as Error).message },

@@ -1,0 +1,8 @@
+// What the one-process start, the CLI and the tools use of the gateway (import from `@pps/gateway`); the HTTP app
+// is `@pps/gateway/app`.
+
+export { createAccount, setAccountStatus } from './admin/accounts.usecases';
+export { AuthCache } from './auth/auth-cache';
+export { type ApiCall, DEMO_SHOP_ACCOUNT, type DemoShop, startDemoShop } from './checkout/demo-shop';
+export { buildOpenApiDocument } from './docs/docs.routes';
+export { httpUpstream, inProcessUpstream, type Upstream } from './proxy/upstream';

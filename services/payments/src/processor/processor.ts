@@ -1,0 +1,51 @@
+import type { schema } from '@pps/shared/db';
+
+/*
+ * The contract between payments (and settlement) and whoever authorises cards and originates ACH: the built-in
+ * sandbox (`sandbox/sandbox-processor.ts`) or a real acquirer's connector. Kept apart from the sandbox so a
+ * connector, and the services that call one, depend on the contract only.
+ */
+
+export type AvsResult = 'Y' | 'Z' | 'A' | 'N' | 'U';
+
+export type CardAuthorizationRequest = {
+  card: { number: string; expiry: string /* MMYY */; holder: string };
+  /** Integer cents. */
+  amount: number;
+  billingAddress: schema.BillingAddress | null;
+  now: Date;
+};
+
+export type CardAuthorization = {
+  approved: boolean;
+  /** '00' approved; '05', '14', '51', '54', '96' declines. */
+  code: string;
+  message: string;
+  /** Six uppercase letters and digits when approved, null when declined. */
+  authCode: string | null;
+  avsResult: AvsResult;
+  brand: string;
+  last4: string;
+};
+
+export type AchDebitRequest = {
+  /** The clear account and routing numbers: never logged, never put in a job payload. */
+  accountNumber: string;
+  routingNumber: string;
+  /** Integer cents. */
+  amount: number;
+};
+
+export type AchOutcome = { accepted: boolean; code: string; message: string };
+
+/** The ACH return an entry gets when it settles (NACHA return reason codes). */
+export type AchReturn = { code: 'R01' | 'R02' | 'R03' | 'R04'; message: string };
+
+/** A card network and ACH operator; the sandbox stands in for one unless a real connector is passed. */
+export interface Processor {
+  authorizeCard(request: CardAuthorizationRequest): Promise<CardAuthorization>;
+  /** Accepts an ACH debit for origination, or refuses it at once (e.g. a known insufficient-funds account). */
+  debitAch(request: AchDebitRequest): Promise<AchOutcome>;
+  /** Whether the receiving bank returns the entry when it settles; null when it settles. */
+  achReturnAtSettlement(entry: { amount: number }): AchReturn | null;
+}
