@@ -33,7 +33,7 @@ export async function createAccount(db: Db, input: { name: string }, now = new D
 
 export async function setAccountStatus(db: Db, id: string, status: 'active' | 'disabled', now = new Date()) {
   const [row] = await db.update(accounts).set({ status, updatedAt: now }).where(eq(accounts.id, id)).returning();
-  if (!row) throw notFound('account_not_found', `No account ${id}`);
+  if (!row) throw notFound('account', id);
   return row;
 }
 

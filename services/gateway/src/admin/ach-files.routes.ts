@@ -50,7 +50,7 @@ export function registerAchFileRoutes(app: OpenAPIHono<GatewayEnv>, deps: Gatewa
   app.openapi(getAchFileRoute, async (c) => {
     const { id } = c.req.valid('param');
     const [row] = await deps.db.select({ content: achFiles.contentEnc }).from(achFiles).where(eq(achFiles.id, id));
-    if (!row) throw notFound('ach_file_not_found', `No ACH file ${id}`);
+    if (!row) throw notFound('achFile', id);
     return c.text(cipher.decrypt(row.content), 200, { 'content-type': 'text/plain; charset=us-ascii' });
   });
 }
