@@ -65,9 +65,15 @@ export async function createCheckoutSession({
 }
 
 /** GET /checkout/sessions/{id}: 404 when it does not exist, 403 when it is another account's. */
-export async function getCheckoutSession({ ctx, id }: { ctx: ServiceContext; id: string }): Promise<CheckoutSession> {
-  const session = isId('checkoutSession', id) ? await findCheckoutSession(ctx.db, id) : undefined;
-  return ownedBy(session, ctx, 'checkoutSession', id);
+export async function getCheckoutSession({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { id: string };
+}): Promise<CheckoutSession> {
+  const session = isId('checkoutSession', input.id) ? await findCheckoutSession(ctx.db, input.id) : undefined;
+  return ownedBy(session, ctx, 'checkoutSession', input.id);
 }
 
 /**
@@ -81,14 +87,13 @@ export async function getCheckoutSession({ ctx, id }: { ctx: ServiceContext; id:
 export async function createCheckoutToken({
   ctx,
   cipher,
-  sessionId,
   input,
 }: {
   ctx: ServiceContext;
   cipher: FieldCipher;
-  sessionId: string;
-  input: CheckoutTokenInput;
+  input: { sessionId: string; attributes: CheckoutTokenInput };
 }): Promise<Token> {
+  const { sessionId, attributes } = input;
   if (ctx.appId !== sessionId) throw checkoutErrors.notThisSession();
   return withTransaction(ctx.db, async (tx) => {
     const locked = isId('checkoutSession', sessionId) ? await lockCheckoutSession(tx, sessionId) : undefined;
@@ -99,7 +104,7 @@ export async function createCheckoutToken({
     const token = await createToken({
       ctx: { ...ctx, db: tx },
       cipher,
-      input: { ...input, customerId: session.customerId ?? undefined },
+      input: { ...attributes, customerId: session.customerId ?? undefined },
     });
     await addCheckoutToken(tx, session, token.id, now);
     ctx.log.info({ checkoutSessionId: session.id, tokenId: token.id }, 'card vaulted through checkout');

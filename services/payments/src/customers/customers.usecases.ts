@@ -28,21 +28,21 @@ export async function createCustomer({ ctx, input }: { ctx: ServiceContext; inpu
 }
 
 /** GET /customers/{id}: 404 when it does not exist, 403 when it is another account's. */
-export async function getCustomer({ ctx, id }: { ctx: ServiceContext; id: string }): Promise<Customer> {
-  const customer = isId('customer', id) ? await findCustomer(ctx.db, id) : undefined;
-  return ownedBy(customer, ctx, 'customer', id);
+export async function getCustomer({ ctx, input }: { ctx: ServiceContext; input: { id: string } }): Promise<Customer> {
+  const customer = isId('customer', input.id) ? await findCustomer(ctx.db, input.id) : undefined;
+  return ownedBy(customer, ctx, 'customer', input.id);
 }
 
 /** GET /customers: newest first, filtered by `externalId` and `merchantId` (a merchant of the account). */
 export async function listAccountCustomers({
   ctx,
-  query,
+  input,
 }: {
   ctx: ServiceContext;
-  query: { externalId?: string; merchantId?: string; limit: number; offset: number };
+  input: { externalId?: string; merchantId?: string; limit: number; offset: number };
 }): Promise<{ rows: Customer[]; total: number }> {
-  const externalId = query.externalId === '' ? undefined : query.externalId;
-  const merchantId = query.merchantId === '' ? undefined : query.merchantId;
+  const externalId = input.externalId === '' ? undefined : input.externalId;
+  const merchantId = input.merchantId === '' ? undefined : input.merchantId;
   if (merchantId !== undefined) {
     const merchant = await findMerchantOwner(ctx.db, merchantId);
     ownedBy(merchant, ctx, 'merchant', merchantId, { parameter: 'merchantId', notFoundStatus: 400 });
@@ -51,7 +51,7 @@ export async function listAccountCustomers({
     accountId: ctx.accountId,
     externalId,
     merchantId,
-    limit: query.limit,
-    offset: query.offset,
+    limit: input.limit,
+    offset: input.offset,
   });
 }

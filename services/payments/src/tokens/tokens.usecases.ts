@@ -58,23 +58,23 @@ export async function createToken({
 }
 
 /** GET /tokens/{id}: 404 when it does not exist, 403 when it is another account's. */
-export async function getToken({ ctx, id }: { ctx: ServiceContext; id: string }): Promise<Token> {
-  const token = isId('token', id) ? await findToken(ctx.db, id) : undefined;
-  return ownedBy(token, ctx, 'token', id);
+export async function getToken({ ctx, input }: { ctx: ServiceContext; input: { id: string } }): Promise<Token> {
+  const token = isId('token', input.id) ? await findToken(ctx.db, input.id) : undefined;
+  return ownedBy(token, ctx, 'token', input.id);
 }
 
 /** GET /tokens: the account's tokens, newest first; `customerId` must be a customer of the account. */
 export async function listAccountTokens({
   ctx,
-  query,
+  input,
 }: {
   ctx: ServiceContext;
-  query: { customerId?: string; limit: number; offset: number };
+  input: { customerId?: string; limit: number; offset: number };
 }): Promise<{ rows: Token[]; total: number }> {
-  const customerId = query.customerId === '' ? undefined : query.customerId;
+  const customerId = input.customerId === '' ? undefined : input.customerId;
   if (customerId !== undefined) {
     const customer = isId('customer', customerId) ? await findCustomer(ctx.db, customerId) : undefined;
     ownedBy(customer, ctx, 'customer', customerId, { parameter: 'customerId', notFoundStatus: 400 });
   }
-  return listTokens(ctx.db, { accountId: ctx.accountId, customerId, limit: query.limit, offset: query.offset });
+  return listTokens(ctx.db, { accountId: ctx.accountId, customerId, limit: input.limit, offset: input.offset });
 }
