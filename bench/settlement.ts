@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createAccount } from '@pps/gateway';
+import { systemClock } from '@pps/shared/clock';
 import { createDatabase } from '@pps/shared/db';
 import { newId } from '@pps/shared/ids';
+import { createLogger } from '@pps/shared/logger';
 import { freshDatabase } from './fresh-database';
 
 /**
@@ -19,7 +21,10 @@ const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:543
 await freshDatabase(url); // each run starts from nothing, so one run's rows never slow the next
 const database = createDatabase(url, { max: 4 });
 const { sql } = database;
-const account = await createAccount(database.db, { name: `settlement bench ${Date.now()}` });
+const account = await createAccount({
+  ctx: { db: database.db, clock: systemClock, log: createLogger({ level: 'warn', name: 'bench' }) },
+  input: { name: `settlement bench ${Date.now()}` },
+});
 const MERCHANTS = 50;
 const merchantIds = Array.from({ length: MERCHANTS }, () => newId('merchant'));
 // Bare merchant rows: settlement never reads the merchants' personal data, so placeholders do.

@@ -2,11 +2,13 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { createAccount } from '@pps/gateway';
+import { systemClock } from '@pps/shared/clock';
 import { loadConfig } from '@pps/shared/config';
 import { FieldCipher } from '@pps/shared/crypto';
 import { createDatabase, schema } from '@pps/shared/db';
 import { writeEvents } from '@pps/shared/events';
 import { newId } from '@pps/shared/ids';
+import { createLogger } from '@pps/shared/logger';
 import { newWebhookSecret } from '@pps/shared/webhooks';
 import { freshDatabase } from './fresh-database';
 
@@ -31,7 +33,10 @@ const config = loadConfig({
   AUTH_FAILURE_LIMIT: '0',
 });
 const database = createDatabase(url, { max: 4 });
-const account = await createAccount(database.db, { name: `webhook bench ${Date.now()}` });
+const account = await createAccount({
+  ctx: { db: database.db, clock: systemClock, log: createLogger({ level: 'warn', name: 'bench' }) },
+  input: { name: `webhook bench ${Date.now()}` },
+});
 
 const committedAt = new Map<string, number>();
 const lags: number[] = [];

@@ -42,7 +42,7 @@ try {
   switch (command) {
     case 'accounts:create': {
       if (!values.name) throw new Error('--name is required');
-      const created = await createAccount(database.db, { name: values.name });
+      const created = await createAccount({ ctx: accountsContext(), input: { name: values.name } });
       console.log(
         JSON.stringify({ accountId: created.account.id, apiKey: created.apiKey, appId: created.appId }, null, 2),
       );
@@ -52,7 +52,10 @@ try {
       if (!values.id || (values.status !== 'active' && values.status !== 'disabled')) {
         throw new Error('--id and --status active|disabled are required');
       }
-      const account = await setAccountStatus(database.db, values.id, values.status);
+      const account = await setAccountStatus({
+        ctx: accountsContext(),
+        input: { id: values.id, status: values.status },
+      });
       console.log(JSON.stringify({ accountId: account.id, status: account.status }, null, 2));
       break;
     }
@@ -89,6 +92,11 @@ try {
   process.exitCode = 1;
 } finally {
   await database.close();
+}
+
+/** The gateway's account use cases, as the admin API runs them (warnings only: the CLI prints its own output). */
+function accountsContext() {
+  return { db: database.db, clock: systemClock, log: createLogger({ level: 'warn', name: 'cli' }) };
 }
 
 /** The CLI acts as ops, like `/admin/*` with ADMIN_TOKEN. */

@@ -100,7 +100,10 @@ async function printDemoAccount() {
     );
     return;
   }
-  const demo = await createAccount(database.db, { name: 'Demo Platform' });
+  const demo = await createAccount({
+    ctx: { db: database.db, clock: systemClock, log },
+    input: { name: 'Demo Platform' },
+  });
   // Printed once, on purpose, to the terminal: it is the only time this key is ever shown. The export line is what
   // README's worked example starts from (test/readme.test.ts pastes it as a reader would).
   process.stdout.write(

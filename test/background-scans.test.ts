@@ -10,7 +10,7 @@ import { type Credentials, createTestStack, type TestStack } from './harness';
  * The background rounds (the outbox relay, the settlement pass, the stale-delivery sweep) read the few rows they
  * take, not the tables they take them from: each claim runs under EXPLAIN ANALYZE beside thousands of rows it must
  * not touch, and the rows its plan read from that table are counted. A plan that scans a table whole shows as a
- * count in CI, never as a time (issue 11).
+ * count in CI, never as a time (docs/decisions.md, "Performance: scans that grew with the tables").
  */
 
 /** Rows that were done with long ago, beside the few each claim should find. */

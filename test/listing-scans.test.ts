@@ -7,8 +7,8 @@ import { type Credentials, createTestStack, type TestStack } from './harness';
 /**
  * A listing reads its page, not every row of its merchant or account: each listing call runs beside thousands of
  * rows of the same merchant or account, the statement that reads its page is run again under EXPLAIN ANALYZE, and
- * the rows its plan read are counted (issue 11). The total's count reads every row it counts by definition and is
- * left out. A count in CI, never a time.
+ * the rows its plan read are counted (docs/decisions.md, "Performance: scans that grew with the tables"). The
+ * total's count reads every row it counts by definition and is left out. A count in CI, never a time.
  */
 
 const ROWS = 4000;

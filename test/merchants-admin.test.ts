@@ -1,9 +1,10 @@
-import { changeMerchantStatus, findMerchantForPayment, updateMerchantFeatures } from '@pps/merchants';
+import { changeMerchantStatus, updateMerchantFeatures } from '@pps/merchants';
 import { createMerchantsApp } from '@pps/merchants/app';
 import { systemClock } from '@pps/shared/clock';
 import { OPERATOR_ACCOUNT_ID, signInternal } from '@pps/shared/http';
 import { createLogger } from '@pps/shared/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findMerchant as merchantForPayment } from '../services/payments/src/payments/payments.repository';
 import {
   createMerchant,
   personalMerchantAttributes,
@@ -178,7 +179,7 @@ describe('PUT /admin/merchants/{id}/status', () => {
 });
 
 describe('PUT /admin/merchants/{id}/features', () => {
-  it('switches secondSplit on and off; the resource and findMerchantForPayment show it', async () => {
+  it('switches secondSplit on and off; the resource and the payments service show it', async () => {
     const id = await merchantIn('active');
     const on = await stack.call('PUT', `/admin/merchants/${id}/features`, {
       headers: stack.admin,
@@ -189,7 +190,7 @@ describe('PUT /admin/merchants/{id}/features', () => {
     expect((await stack.call('GET', `/merchants/${id}`, { as: creds })).body.data.attributes.features).toEqual({
       secondSplit: true,
     });
-    expect(await findMerchantForPayment(stack.db, id)).toEqual({
+    expect(await merchantForPayment(stack.db, id)).toEqual({
       id,
       accountId: creds.accountId,
       status: 'active',
@@ -199,7 +200,7 @@ describe('PUT /admin/merchants/{id}/features', () => {
       feeFixedCents: null,
     });
     await setMerchantFeatures(stack, id, { secondSplit: false });
-    expect((await findMerchantForPayment(stack.db, id))?.features).toEqual({ secondSplit: false });
+    expect((await merchantForPayment(stack.db, id))?.features).toEqual({ secondSplit: false });
     const types = await stack.sql<{ type: string }[]>`
       select type from events where resource_id = ${id} order by sequence`;
     expect(types.map((row) => row.type)).toEqual(['merchant.created', 'merchant.updated', 'merchant.updated']);
@@ -214,8 +215,8 @@ describe('PUT /admin/merchants/{id}/features', () => {
     expectError(res, 400, 'invalid_field', '/data/attributes/features/secondSplit');
   });
 
-  it('findMerchantForPayment is undefined for an unknown merchant', async () => {
-    expect(await findMerchantForPayment(stack.db, 'mer_00000000000000000000000000')).toBeUndefined();
+  it('the payments service finds no unknown merchant', async () => {
+    expect(await merchantForPayment(stack.db, 'mer_00000000000000000000000000')).toBeUndefined();
   });
 });
 

@@ -5,7 +5,8 @@ import { type Credentials, createTestStack, type TestStack } from './harness';
 
 /**
  * The statements the hot paths send to PostgreSQL, counted: a regression shows in CI as a number, never as a time
- * (issue 11; bench figures live in bench/results). Begin and commit count as statements.
+ * (docs/decisions.md, "Performance of the payment path"; bench figures live in bench/results). Begin and commit
+ * count as statements.
  */
 
 const sent: string[] = [];
@@ -58,7 +59,8 @@ describe('statements and round trips per request', () => {
   it('a new tokenv3 payment with a requestId, and its replay', async () => {
     const body = tokenv3Body({ merchantId, tokenId, requestId: newRequestId() });
     // begin, claim the key, merchant, token | one statement writing the payment, its event, its capture posting
-    // and the stored answer, then commit (issue 11: 11 statements in 11 round trips at first, then 9 in 5).
+    // and the stored answer, then commit (11 statements in 11 round trips at first, then 9 in 5: docs/decisions.md,
+    // "Performance of the payment path").
     expect(await statementsOf(() => postPayment(stack, creds, body), 201)).toEqual({ statements: 6, trips: 2 });
     // begin, the claim finds the stored answer (the reads sent behind it are dropped) | commit.
     expect(await statementsOf(() => postPayment(stack, creds, body), 201)).toEqual({ statements: 5, trips: 2 });

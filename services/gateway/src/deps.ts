@@ -4,7 +4,7 @@ import type { Db } from '@pps/shared/db';
 import type { Logger } from '@pps/shared/logger';
 import type { Queue } from 'bullmq';
 import type Redis from 'ioredis';
-import type { AuthCache } from './auth/auth-cache';
+import type { AccountSnapshot, AuthCache } from './auth/auth-cache';
 import type { Authenticated } from './auth/authenticate';
 import type { Upstream } from './proxy/upstream';
 
@@ -23,5 +23,20 @@ export type GatewayDeps = {
   /** Called after an account's sandbox clock moves (settlement runs a pass at once). */
   onClockAdvanced?: (accountId: string) => Promise<void>;
 };
+
+/**
+ * What a gateway use case is given as its `ctx` (`{ ctx, input }`, the services' ServiceContext has the same role):
+ * the database, the real-time clock (token expiry, timestamps: an account's sandbox clock is data the gateway reads
+ * and moves, never the clock it runs on), the config and the logger. A use case names the parts it reads
+ * (`Pick<GatewayContext, 'db' | 'clock' | 'log'>`), so the ops CLI, `npm start` and the benches call it with no
+ * more than that. The auth cache is not part of it: it is this process's memo of what authentication reads, and the
+ * routes forget an account in it once a use case has changed that.
+ */
+export type GatewayContext = Pick<GatewayDeps, 'config' | 'db' | 'clock' | 'log'>;
+
+/** The context of a use case acting for the account that authenticated (its API key, or an app token). */
+export type AccountContext = GatewayContext & { account: AccountSnapshot };
+
+export const gatewayContext = ({ config, db, clock, log }: GatewayDeps): GatewayContext => ({ config, db, clock, log });
 
 export type GatewayEnv = { Variables: { requestId: string; caller: Authenticated } };

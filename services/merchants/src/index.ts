@@ -8,6 +8,5 @@ export {
   currentBankAccount,
   revealBankAccount,
 } from './bank-accounts/bank-accounts.repository';
-export { findMerchantForPayment, type MerchantForPayment } from './merchants/merchants.repository';
 export { createMerchantSecrets, type MerchantSecrets } from './merchants/merchants.secrets';
 export { accountNumberProblem, isValidRoutingNumber, routingNumberProblem } from './validation';

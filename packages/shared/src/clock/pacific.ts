@@ -10,7 +10,8 @@ const pad = (value: number, width = 2) => String(value).padStart(width, '0');
 export function pacificDate(instant: Date): CalendarDate {
   if (Number.isNaN(instant.getTime())) throw new RangeError('pacificDate needs a valid Date');
   // Every instant of one UTC hour has the same Pacific date (Pacific offsets are whole hours and change on the
-  // hour), so the time-zone arithmetic runs once an hour, not once a payment (issue 11).
+  // hour), so the time-zone arithmetic runs once an hour, not once a payment (docs/decisions.md, "Performance of
+  // the payment path").
   return remembered(datesByHour, Math.floor(instant.getTime() / HOUR_MS), () => {
     const local = new TZDate(instant.getTime(), PACIFIC_TIME_ZONE);
     return `${pad(local.getFullYear(), 4)}-${pad(local.getMonth() + 1)}-${pad(local.getDate())}`;

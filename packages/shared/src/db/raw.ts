@@ -5,8 +5,9 @@ import type { DbOrTx } from './client';
 
 /**
  * The hot path's statements: SQL written once, sent straight to postgres.js as prepared statements. drizzle builds
- * every statement's text afresh on each call (a fifth of a payment's CPU, issue 11); these skip that, and go out
- * the moment they are called, so statements sent one after another share a round trip, in the order called.
+ * every statement's text afresh on each call (a fifth of a payment's CPU: docs/decisions.md, "Performance of the
+ * payment path"); these skip that, and go out the moment they are called, so statements sent one after another
+ * share a round trip, in the order called.
  * Rows are read and written with drizzle's own column mappings, so they are the values drizzle would give.
  */
 

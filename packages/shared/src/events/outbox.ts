@@ -107,8 +107,8 @@ const INSERT_FIRST_EVENT = `
 
 /**
  * The first event of a resource made in this transaction (a new payment), as writes to send with others
- * (`sendTogether`): its sequence is 1 and its counter starts there; it is queued for the relay. A resource that already has events goes through
- * `sendEvents`, which claims the counter.
+ * (`sendTogether`): its sequence is 1 and its counter starts there; it is queued for the relay. A resource that
+ * already has events goes through `writeEvents`, which claims the counter.
  */
 export function firstEventParts(input: WriteEventInput): Part[] {
   const row = eventRow(input, 1);

@@ -93,10 +93,6 @@ export function toErrorObject(
 export const validationError = (pointer: string, detail: string, code = 'invalid_field') =>
   new ApiError({ status: 400, code, detail, pointer });
 export const unauthorized = (code: string, detail: string) => new ApiError({ status: 401, code, detail });
-export const forbidden = (code: string, detail: string, pointer?: string) =>
-  new ApiError({ status: 403, code, detail, pointer });
-export const notFound = (code: string, detail: string, pointer?: string) =>
-  new ApiError({ status: 404, code, detail, pointer });
 export const conflict = (code: string, detail: string, pointer?: string) =>
   new ApiError({ status: 409, code, detail, pointer });
 export const unprocessable = (code: string, detail: string, pointer?: string) =>

@@ -4,6 +4,7 @@ export * from './errors';
 export * from './internal-auth';
 export * from './middleware';
 export * from './on-error';
+export * from './ownership';
 export * from './pagination';
 export * from './service-app';
 export * from './text-guard';

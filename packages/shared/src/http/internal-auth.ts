@@ -77,7 +77,8 @@ export function verifyInternal(
 /**
  * How the gateway hands a service in its own process the caller it vouches for: on the Request object itself. No
  * network sees that object and a symbol cannot be sent over one, so there is nothing to sign or verify (two
- * HMAC-SHA256 per call saved, issue 11); a request that came over HTTP never has it and is verified as ever.
+ * HMAC-SHA256 per call saved: docs/decisions.md, "Performance of the payment path"); a request that came over HTTP
+ * never has it and is verified as ever.
  */
 const IN_PROCESS_CALLER = Symbol('pps.inProcessCaller');
 

@@ -1,19 +1,27 @@
 import { randomSecret, sha256Hex } from '@pps/shared/crypto';
-import { type Db, schema } from '@pps/shared/db';
+import { schema } from '@pps/shared/db';
 import { notFound } from '@pps/shared/http';
 import { newId } from '@pps/shared/ids';
 import { eq } from 'drizzle-orm';
+import type { GatewayContext } from '../deps';
 
 const { accounts, apps } = schema;
 
 export type CreatedAccount = { account: typeof accounts.$inferSelect; apiKey: string; appId: string };
 
 /** Onboards an account with one app. The API key exists in plaintext only in this return value. */
-export async function createAccount(db: Db, input: { name: string }, now = new Date()): Promise<CreatedAccount> {
+export async function createAccount({
+  ctx,
+  input,
+}: {
+  ctx: Pick<GatewayContext, 'db' | 'clock' | 'log'>;
+  input: { name: string };
+}): Promise<CreatedAccount> {
+  const now = ctx.clock.now();
   const apiKey = randomSecret('sk_test_');
   const accountId = newId('account', now.getTime());
   const appId = newId('app', now.getTime());
-  const account = await db.transaction(async (tx) => {
+  const account = await ctx.db.transaction(async (tx) => {
     const [row] = await tx
       .insert(accounts)
       .values({
@@ -28,12 +36,25 @@ export async function createAccount(db: Db, input: { name: string }, now = new D
     await tx.insert(apps).values({ id: appId, accountId, name: `${input.name} app`, createdAt: now, updatedAt: now });
     return row!;
   });
+  ctx.log.info({ accountId, appId }, 'account created');
   return { account, apiKey, appId };
 }
 
-export async function setAccountStatus(db: Db, id: string, status: 'active' | 'disabled', now = new Date()) {
-  const [row] = await db.update(accounts).set({ status, updatedAt: now }).where(eq(accounts.id, id)).returning();
-  if (!row) throw notFound('account_not_found', `No account ${id}`);
+export async function setAccountStatus({
+  ctx,
+  input,
+}: {
+  ctx: Pick<GatewayContext, 'db' | 'clock' | 'log'>;
+  input: { id: string; status: 'active' | 'disabled' };
+}) {
+  const { id, status } = input;
+  const [row] = await ctx.db
+    .update(accounts)
+    .set({ status, updatedAt: ctx.clock.now() })
+    .where(eq(accounts.id, id))
+    .returning();
+  if (!row) throw notFound('account', id);
+  ctx.log.info({ accountId: row.id, status }, 'account status changed');
   return row;
 }
 

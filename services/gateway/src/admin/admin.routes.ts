@@ -2,7 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createAccountRoute, updateAccountRoute } from '@pps/shared/contract';
 import { safeEqual } from '@pps/shared/crypto';
 import { ApiError, bodyChecks } from '@pps/shared/http';
-import type { GatewayDeps, GatewayEnv } from '../deps';
+import { type GatewayDeps, type GatewayEnv, gatewayContext } from '../deps';
 import { accountDocument, createAccount, setAccountStatus } from './accounts.usecases';
 import { registerAchFileRoutes } from './ach-files.routes';
 import { QUEUE_BOARD_PATH, registerQueueBoard } from './queues.routes';
@@ -31,20 +31,18 @@ export function registerAdminRoutes(app: OpenAPIHono<GatewayEnv>, deps: GatewayD
     await next();
   });
   app.use('/admin/*', bodyChecks());
+  const ctx = gatewayContext(deps);
 
   app.openapi(createAccountRoute, async (c) => {
-    const { name } = c.req.valid('json').data.attributes;
-    const created = await createAccount(deps.db, { name }, deps.clock.now());
-    deps.log.info({ accountId: created.account.id, appId: created.appId }, 'account created');
+    const created = await createAccount({ ctx, input: c.req.valid('json').data.attributes });
     const shownOnce = { apiKey: created.apiKey, appId: created.appId };
     return c.json(accountDocument(deps.config.PUBLIC_BASE_URL, created.account, shownOnce), 201);
   });
 
   app.openapi(updateAccountRoute, async (c) => {
     const { status } = c.req.valid('json').data.attributes;
-    const account = await setAccountStatus(deps.db, c.req.valid('param').id, status, deps.clock.now());
+    const account = await setAccountStatus({ ctx, input: { id: c.req.valid('param').id, status } });
     deps.auth.forgetAccount(account.id);
-    deps.log.info({ accountId: account.id, status }, 'account status changed');
     return c.json(accountDocument(deps.config.PUBLIC_BASE_URL, account), 200);
   });
 

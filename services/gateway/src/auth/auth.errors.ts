@@ -1,15 +1,17 @@
-import { ApiError, forbidden, unauthorized } from '@pps/shared/http';
+import { ApiError, unauthorized } from '@pps/shared/http';
 
 export const authErrors = {
   missingApiKey: () => unauthorized('missing_api_key', 'The x-api-key header is required'),
   invalidApiKey: () => unauthorized('invalid_api_key', 'The x-api-key header does not match any account'),
-  accountDisabled: () => forbidden('account_disabled', 'This account is disabled; contact the operator'),
+  accountDisabled: () =>
+    new ApiError({ status: 403, code: 'account_disabled', detail: 'This account is disabled; contact the operator' }),
   appNotOfAccount: () =>
-    forbidden(
-      'app_not_authorized',
-      'The appId does not belong to the account of this API key',
-      '/data/attributes/appId',
-    ),
+    new ApiError({
+      status: 403,
+      code: 'app_not_authorized',
+      detail: 'The appId does not belong to the account of this API key',
+      pointer: '/data/attributes/appId',
+    }),
   invalidAppKey: () =>
     new ApiError({
       status: 401,

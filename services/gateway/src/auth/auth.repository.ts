@@ -6,9 +6,6 @@ const { accounts, apps, appKeys } = schema;
 export const findAccountByApiKeyHash = async (db: DbOrTx, apiKeyHash: string) =>
   (await db.select().from(accounts).where(eq(accounts.apiKeyHash, apiKeyHash)).limit(1))[0];
 
-export const findAccount = async (db: DbOrTx, id: string) =>
-  (await db.select().from(accounts).where(eq(accounts.id, id)).limit(1))[0];
-
 export const findApp = async (db: DbOrTx, id: string) =>
   (await db.select().from(apps).where(eq(apps.id, id)).limit(1))[0];
 

@@ -2,11 +2,10 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createAppKeyRoute, createAppTokenRoute, getAuthRoute, verifyAppTokenRoute } from '@pps/shared/contract';
 import { bodyChecks } from '@pps/shared/http';
 import type { MiddlewareHandler } from 'hono';
-import type { GatewayDeps, GatewayEnv } from '../deps';
+import { type GatewayDeps, type GatewayEnv, gatewayContext } from '../deps';
 import type { RateLimits } from '../limits/rate-limits';
 import { authErrors } from './auth.errors';
-import { listApps } from './auth.repository';
-import { createAppKey, createAppToken } from './auth.usecases';
+import { createAppKey, createAppToken, listAccountApps } from './auth.usecases';
 import type { AccountSnapshot } from './auth-cache';
 
 type KeyEnv = GatewayEnv & { Variables: { account: AccountSnapshot; apiKey: string } };
@@ -32,6 +31,7 @@ export function registerAuthRoutes(
   limits: RateLimits,
 ) {
   const base = deps.config.PUBLIC_BASE_URL;
+  const ctx = gatewayContext(deps);
   const keyApp = app as unknown as OpenAPIHono<KeyEnv>;
   // One authentication attempt each: a 401 of the API key check, or of the app key check in the handler, counts.
   keyApp.on(
@@ -44,10 +44,8 @@ export function registerAuthRoutes(
 
   keyApp.openapi(createAppKeyRoute, async (c) => {
     const account = c.get('account');
-    const { appId } = c.req.valid('json').data.attributes;
-    const created = await createAppKey(deps.db, account, appId, deps.clock.now());
+    const created = await createAppKey({ ctx: { ...ctx, account }, input: c.req.valid('json').data.attributes });
     deps.auth.forgetAccount(account.id);
-    deps.log.info({ accountId: account.id, appId, keyVersion: created.keyVersion }, 'app key created');
     return c.json(
       {
         links: { self: `${base}/auth/key` },
@@ -59,13 +57,7 @@ export function registerAuthRoutes(
 
   keyApp.openapi(createAppTokenRoute, async (c) => {
     const account = c.get('account');
-    const { appKey } = c.req.valid('json').data.attributes;
-    const token = await createAppToken(
-      { db: deps.db, signingKeys: deps.config.TOKEN_SIGNING_KEYS, ttlSeconds: deps.config.APP_TOKEN_TTL_SECONDS },
-      account,
-      appKey,
-      deps.clock.now(),
-    );
+    const token = await createAppToken({ ctx: { ...ctx, account }, input: c.req.valid('json').data.attributes });
     return c.json(
       {
         links: { self: `${base}/auth/token` },
@@ -110,7 +102,7 @@ export function registerAuthRoutes(
 
   app.openapi(getAuthRoute, async (c) => {
     const caller = c.get('caller');
-    const apps = await listApps(deps.db, caller.accountId);
+    const apps = await listAccountApps({ ctx: { ...ctx, account: caller.account } });
     return c.json(
       {
         links: { self: `${base}/auth` },

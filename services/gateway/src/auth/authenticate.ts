@@ -1,5 +1,5 @@
 import type { Clock } from '@pps/shared/clock';
-import type { CallerContext } from '@pps/shared/http';
+import { belongsTo, type CallerContext } from '@pps/shared/http';
 import { type SigningKeys, verifyAppToken } from './app-token';
 import { authErrors } from './auth.errors';
 import type { AccountSnapshot, AuthCache } from './auth-cache';
@@ -37,7 +37,7 @@ export async function authenticate(
   if (claims.acc !== account.id) throw authErrors.tokenOfOtherAccount();
   if (claims.sub !== appId) throw authErrors.tokenOfOtherApp();
   const app = await deps.cache.app(appId);
-  if (!app || app.accountId !== account.id) throw authErrors.unknownApp();
+  if (!belongsTo(app, account.id)) throw authErrors.unknownApp();
   if (app.keyVersion !== claims.ver) throw authErrors.revokedToken();
   if (account.status !== 'active') throw authErrors.accountDisabled();
 

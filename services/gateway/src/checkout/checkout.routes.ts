@@ -1,6 +1,6 @@
 import { CLIENT_SECRET_HEADER } from '@pps/shared/contract';
 import { safeEqual, sha256Hex } from '@pps/shared/crypto';
-import { ApiError, errorResponse, unauthorized } from '@pps/shared/http';
+import { errorResponse, notFound, unauthorized } from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { authErrors } from '../auth/auth.errors';
@@ -19,8 +19,6 @@ export const checkoutErrors = {
     ),
   invalidClientSecret: () =>
     unauthorized('invalid_client_secret', 'The client secret is not the one of this checkout session'),
-  notFound: (id: string, headers?: Record<string, string>) =>
-    new ApiError({ status: 404, code: 'checkout_session_not_found', detail: `No checkout session ${id}`, headers }),
 };
 
 /** The form's own files; checkout.js is served at /checkout.js. */
@@ -74,7 +72,7 @@ export function registerCheckoutRoutes(app: Hono<GatewayEnv>, deps: GatewayDeps,
     const session = isId('checkoutSession', id) ? await findGatewaySession(deps.db, id) : undefined;
     if (!session) {
       // Nobody may frame an error.
-      return errorResponse(c, checkoutErrors.notFound(id, frameHeaders([])));
+      return errorResponse(c, notFound('checkoutSession', id, { headers: frameHeaders([]) }));
     }
     const state = stateOf(session, deps.clock.now());
     return c.html(frameHtml({ id: session.id, allowedOrigins: session.allowedOrigins, state }), 200, {
@@ -90,7 +88,7 @@ export function registerCheckoutRoutes(app: Hono<GatewayEnv>, deps: GatewayDeps,
       const secret = c.req.header(CLIENT_SECRET_HEADER);
       if (!secret) throw checkoutErrors.missingClientSecret();
       const found = isId('checkoutSession', id) ? await findGatewaySession(deps.db, id) : undefined;
-      if (!found) throw checkoutErrors.notFound(id);
+      if (!found) throw notFound('checkoutSession', id);
       if (!safeEqual(sha256Hex(secret), found.clientSecretHash)) throw checkoutErrors.invalidClientSecret();
       if (found.accountStatus !== 'active') throw authErrors.accountDisabled();
       return found;

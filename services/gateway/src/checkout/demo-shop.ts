@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
+import { systemClock } from '@pps/shared/clock';
 import type { Config } from '@pps/shared/config';
 import { normalizeOrigin } from '@pps/shared/contract';
 import { randomSecret, sha256Hex } from '@pps/shared/crypto';
@@ -94,10 +95,10 @@ function required(answer: Answer, status: number, what: string): Json {
 }
 
 /** The demo shop's API key: a new one each start (the account is made once; only hashes are kept). */
-async function demoApiKey(db: Db): Promise<{ apiKey: string; appId: string }> {
+async function demoApiKey(db: Db, log: Logger): Promise<{ apiKey: string; appId: string }> {
   const [account] = await db.select().from(schema.accounts).where(eq(schema.accounts.name, DEMO_SHOP_ACCOUNT)).limit(1);
   if (!account) {
-    const created = await createAccount(db, { name: DEMO_SHOP_ACCOUNT });
+    const created = await createAccount({ ctx: { db, clock: systemClock, log }, input: { name: DEMO_SHOP_ACCOUNT } });
     return { apiKey: created.apiKey, appId: created.appId };
   }
   const apiKey = randomSecret('sk_test_');
@@ -116,8 +117,8 @@ async function demoApiKey(db: Db): Promise<{ apiKey: string; appId: string }> {
 }
 
 /** The four headers of the shop's calls, minting a new app token when the current one is about to expire. */
-async function demoCredentials(api: ApiCall, db: Db) {
-  const { apiKey, appId } = await demoApiKey(db);
+async function demoCredentials(api: ApiCall, db: Db, log: Logger) {
+  const { apiKey, appId } = await demoApiKey(db, log);
   const keyBody = required(
     await call(api, 'POST', '/auth/key', { 'x-api-key': apiKey }, { data: { type: 'auth', attributes: { appId } } }),
     201,
@@ -269,7 +270,7 @@ export async function startDemoShop(deps: {
   if (config.NODE_ENV === 'production') throw new Error('the demo shop never runs in production');
   const log = deps.log.child({ module: 'demo-shop' });
   const apiBaseUrl = (deps.apiBaseUrl ?? config.PUBLIC_BASE_URL).replace(/\/+$/, '');
-  const headers = await demoCredentials(api, db);
+  const headers = await demoCredentials(api, db, log);
   const merchant = await demoMerchant(api, await headers());
 
   const app = new Hono();

@@ -65,6 +65,7 @@ export function registerDocsRoutes<E extends Env>(app: Hono<E>, routes: RouteCon
 
 /**
  * Where swagger-ui-dist's files are. Not `getAbsoluteFSPath` from the package's main module: importing that also
- * evaluates the 1.4 MB browser bundle in this process: 12 MB of resident memory at idle, for nothing (issue 11).
+ * evaluates the 1.4 MB browser bundle in this process: 12 MB of resident memory at idle, for nothing
+ * (docs/decisions.md, "Performance of the payment path").
  */
 const swaggerUiFolder = () => dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));

@@ -24,8 +24,8 @@ export const inProcessUpstream = (
 
 /**
  * Over HTTP, through a keep-alive pool of undici (the library under Node's fetch, called without fetch's web
- * streams, signals and Request/Response objects per call: the multi-process hop's main cost, issue 11). Responses
- * are small JSON documents, read whole.
+ * streams, signals and Request/Response objects per call: the multi-process hop's main cost, docs/decisions.md,
+ * "Performance of the payment path"). Responses are small JSON documents, read whole.
  */
 export const httpUpstream = (
   name: string,
@@ -69,7 +69,8 @@ const decoder = new TextDecoder();
  * The Request a service app in this process is handed. Its url, method, headers and body (as text, JSON or bytes:
  * what Hono reads) are plain fields; anything else (a body stream, the signal, clone) builds a full Request on first
  * use. A full Request per call costs undici a body stream, an AbortSignal and their transferable wrappers: about a
- * tenth of a payment's CPU (issue 11). The body's length is declared, as over HTTP.
+ * tenth of a payment's CPU (docs/decisions.md, "Performance of the payment path"). The body's length is declared,
+ * as over HTTP.
  */
 class InProcessRequest {
   readonly url: string;

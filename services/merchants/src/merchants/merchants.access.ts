@@ -2,10 +2,10 @@ import type { MerchantResource } from '@pps/shared/contract';
 import type { DbOrTx } from '@pps/shared/db';
 import { writeEvent } from '@pps/shared/events';
 import type { CallerContext } from '@pps/shared/http';
-import { isOperator } from '@pps/shared/http';
+import { isOperator, notFound, ownedBy } from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
 import { currentBankAccount } from '../bank-accounts/bank-accounts.repository';
-import { merchantClosed, merchantForbidden, merchantNotFound } from './merchants.errors';
+import { merchantClosed } from './merchants.errors';
 import { merchantResource } from './merchants.presenter';
 import { findMerchant, lockMerchant, type MerchantRow } from './merchants.repository';
 
@@ -19,11 +19,10 @@ export async function requireMerchant(
   id: string,
   options: { lock?: boolean } = {},
 ): Promise<MerchantRow> {
-  if (!isId('merchant', id)) throw merchantNotFound(id);
+  if (!isId('merchant', id)) throw notFound('merchant', id);
   const row = options.lock ? await lockMerchant(db, id) : await findMerchant(db, id);
-  if (!row) throw merchantNotFound(id);
-  if (!isOperator(caller) && row.accountId !== caller.accountId) throw merchantForbidden(id);
-  return row;
+  if (row && isOperator(caller)) return row;
+  return ownedBy(row, caller, 'merchant', id);
 }
 
 export function assertNotClosed(row: MerchantRow): void {

@@ -1,14 +1,10 @@
-import { ApiError, forbidden, notFound, unprocessable } from '@pps/shared/http';
-
-export const merchantNotFound = (id: string) => notFound('merchant_not_found', `No merchant ${id}`);
-
-export const merchantForbidden = (id: string) =>
-  forbidden('merchant_forbidden', `Merchant ${id} belongs to another account`);
+import { ApiError, unprocessable } from '@pps/shared/http';
 
 export const merchantClosed = (id: string) =>
   unprocessable('merchant_closed', `Merchant ${id} is closed; a closed merchant cannot be changed`);
 
-export const operatorOnly = () => forbidden('operator_only', 'Only ops (ADMIN_TOKEN) may call this endpoint');
+export const operatorOnly = () =>
+  new ApiError({ status: 403, code: 'operator_only', detail: 'Only ops (ADMIN_TOKEN) may call this endpoint' });
 
 export const DUPLICATE_POINTERS = {
   email: '/data/attributes/personalInfo/email',

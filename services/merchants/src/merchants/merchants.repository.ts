@@ -80,31 +80,3 @@ export async function listMerchantRows(
   ]);
   return { rows, total: totals?.total ?? 0 };
 }
-
-/** What the payments service needs to take a payment for a merchant (status, AVS mode, features, pricing). */
-export type MerchantForPayment = {
-  id: string;
-  accountId: string;
-  status: schema.MerchantStatus;
-  avsMode: schema.AvsMode;
-  features: { secondSplit: boolean };
-  /** Per-merchant pricing; null means the platform default (FEE_RATE_BASIS_POINTS, FEE_FIXED_CENTS). */
-  feeRateBasisPoints: number | null;
-  feeFixedCents: number | null;
-};
-
-export async function findMerchantForPayment(db: DbOrTx, merchantId: string): Promise<MerchantForPayment | undefined> {
-  const [row] = await db
-    .select({
-      id: merchants.id,
-      accountId: merchants.accountId,
-      status: merchants.status,
-      avsMode: merchants.avsMode,
-      features: merchants.features,
-      feeRateBasisPoints: merchants.feeRateBasisPoints,
-      feeFixedCents: merchants.feeFixedCents,
-    })
-    .from(merchants)
-    .where(eq(merchants.id, merchantId));
-  return row ? { ...row, features: { secondSplit: row.features.secondSplit === true } } : undefined;
-}

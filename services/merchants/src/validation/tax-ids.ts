@@ -1,4 +1,4 @@
-import { digitsOf, type FieldProblem, invalid } from './problem';
+import { type FieldProblem, invalid } from './problem';
 
 const CODE = 'invalid_tax_id';
 
@@ -34,7 +34,3 @@ export function einProblem(value: string): FieldProblem | undefined {
     return invalid(`is not a valid EIN: prefix ${value.slice(0, 2)} is not assigned by the IRS`, CODE);
   return undefined;
 }
-
-export const normalizeTaxId = digitsOf;
-export const isValidSsn = (value: string) => ssnProblem(value) === undefined;
-export const isValidEin = (value: string) => einProblem(value) === undefined;

@@ -18,7 +18,7 @@ export function registerCheckoutRoutes(app: ServiceApp, deps: ServiceDeps) {
 
   app.openapi(getCheckoutSessionRoute, async (c) => {
     const ctx = c.get('ctx');
-    const session = await getCheckoutSession({ ctx, id: c.req.valid('param').id });
+    const session = await getCheckoutSession({ ctx, input: c.req.valid('param') });
     return c.json(checkoutSessionDocument(baseUrl, session, wallClockNow(ctx)), 200);
   });
 
@@ -26,8 +26,7 @@ export function registerCheckoutRoutes(app: ServiceApp, deps: ServiceDeps) {
     const token = await createCheckoutToken({
       ctx: c.get('ctx'),
       cipher,
-      sessionId: c.req.valid('param').id,
-      input: c.req.valid('json').data.attributes,
+      input: { sessionId: c.req.valid('param').id, attributes: c.req.valid('json').data.attributes },
     });
     return c.json(tokenDocument(baseUrl, token), 201);
   });

@@ -7,12 +7,12 @@ import {
 import type { FieldCipher } from '@pps/shared/crypto';
 import { randomSecret, sha256Hex } from '@pps/shared/crypto';
 import { withTransaction } from '@pps/shared/db';
-import { type ServiceContext, wallClockNow } from '@pps/shared/http';
+import { ownedBy, type ServiceContext, wallClockNow } from '@pps/shared/http';
 import { isId, newId } from '@pps/shared/ids';
 import { findCustomer, findMerchantOwner } from '../customers/customers.repository';
 import type { Token } from '../tokens/tokens.repository';
 import { createToken } from '../tokens/tokens.usecases';
-import { checkoutErrors } from './checkout.errors';
+import { checkoutErrors, checkoutPointers } from './checkout.errors';
 import {
   addCheckoutToken,
   type CheckoutSession,
@@ -35,13 +35,11 @@ export async function createCheckoutSession({
 }): Promise<{ session: CheckoutSession; clientSecret: string }> {
   if (input.customerId !== undefined) {
     const customer = isId('customer', input.customerId) ? await findCustomer(ctx.db, input.customerId) : undefined;
-    if (!customer) throw checkoutErrors.customerNotFound(input.customerId);
-    if (customer.accountId !== ctx.accountId) throw checkoutErrors.customerForbidden(input.customerId);
+    ownedBy(customer, ctx, 'customer', input.customerId, { pointer: checkoutPointers.customerId });
   }
   if (input.merchantId !== undefined) {
     const merchant = isId('merchant', input.merchantId) ? await findMerchantOwner(ctx.db, input.merchantId) : undefined;
-    if (!merchant) throw checkoutErrors.merchantNotFound(input.merchantId);
-    if (merchant.accountId !== ctx.accountId) throw checkoutErrors.merchantForbidden(input.merchantId);
+    ownedBy(merchant, ctx, 'merchant', input.merchantId, { pointer: checkoutPointers.merchantId });
   }
   const now = wallClockNow(ctx);
   const clientSecret = randomSecret('cs_secret_');
@@ -67,11 +65,15 @@ export async function createCheckoutSession({
 }
 
 /** GET /checkout/sessions/{id}: 404 when it does not exist, 403 when it is another account's. */
-export async function getCheckoutSession({ ctx, id }: { ctx: ServiceContext; id: string }): Promise<CheckoutSession> {
-  const session = isId('checkoutSession', id) ? await findCheckoutSession(ctx.db, id) : undefined;
-  if (!session) throw checkoutErrors.notFound(id);
-  if (session.accountId !== ctx.accountId) throw checkoutErrors.forbidden(id);
-  return session;
+export async function getCheckoutSession({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { id: string };
+}): Promise<CheckoutSession> {
+  const session = isId('checkoutSession', input.id) ? await findCheckoutSession(ctx.db, input.id) : undefined;
+  return ownedBy(session, ctx, 'checkoutSession', input.id);
 }
 
 /**
@@ -85,26 +87,24 @@ export async function getCheckoutSession({ ctx, id }: { ctx: ServiceContext; id:
 export async function createCheckoutToken({
   ctx,
   cipher,
-  sessionId,
   input,
 }: {
   ctx: ServiceContext;
   cipher: FieldCipher;
-  sessionId: string;
-  input: CheckoutTokenInput;
+  input: { sessionId: string; attributes: CheckoutTokenInput };
 }): Promise<Token> {
+  const { sessionId, attributes } = input;
   if (ctx.appId !== sessionId) throw checkoutErrors.notThisSession();
   return withTransaction(ctx.db, async (tx) => {
-    const session = isId('checkoutSession', sessionId) ? await lockCheckoutSession(tx, sessionId) : undefined;
-    if (!session) throw checkoutErrors.notFound(sessionId);
-    if (session.accountId !== ctx.accountId) throw checkoutErrors.forbidden(sessionId);
+    const locked = isId('checkoutSession', sessionId) ? await lockCheckoutSession(tx, sessionId) : undefined;
+    const session = ownedBy(locked, ctx, 'checkoutSession', sessionId);
     const now = wallClockNow(ctx);
     if (now.getTime() >= session.expiresAt.getTime()) throw checkoutErrors.expired(session.id, session.expiresAt);
     if (session.tokenIds.length >= session.maxTokens) throw checkoutErrors.tokenLimit(session.id, session.maxTokens);
     const token = await createToken({
       ctx: { ...ctx, db: tx },
       cipher,
-      input: { ...input, customerId: session.customerId ?? undefined },
+      input: { ...attributes, customerId: session.customerId ?? undefined },
     });
     await addCheckoutToken(tx, session, token.id, now);
     ctx.log.info({ checkoutSessionId: session.id, tokenId: token.id }, 'card vaulted through checkout');

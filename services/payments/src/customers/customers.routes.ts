@@ -13,13 +13,13 @@ export function registerCustomerRoutes(app: ServiceApp, deps: ServiceDeps) {
   });
 
   app.openapi(getCustomerRoute, async (c) => {
-    const customer = await getCustomer({ ctx: c.get('ctx'), id: c.req.valid('param').id });
+    const customer = await getCustomer({ ctx: c.get('ctx'), input: c.req.valid('param') });
     return c.json(customerDocument(baseUrl, customer), 200);
   });
 
   app.openapi(listCustomersRoute, async (c) => {
     const query = c.req.valid('query');
-    const page = await listAccountCustomers({ ctx: c.get('ctx'), query });
+    const page = await listAccountCustomers({ ctx: c.get('ctx'), input: query });
     return c.json(
       list(c, baseUrl, page.rows.map(customerResource), {
         total: page.total,

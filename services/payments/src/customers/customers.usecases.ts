@@ -1,15 +1,15 @@
 import type { CustomerInput } from '@pps/shared/contract';
-import type { ServiceContext } from '@pps/shared/http';
+import { ownedBy, type ServiceContext } from '@pps/shared/http';
 import { isId, newId } from '@pps/shared/ids';
-import { customerErrors } from './customers.errors';
 import { type Customer, findCustomer, findMerchantOwner, insertCustomer, listCustomers } from './customers.repository';
+
+const MERCHANT_POINTER = '/data/attributes/merchantId';
 
 /** POST /customers. `merchantId`, when given, must be a merchant of the caller's account (any status). */
 export async function createCustomer({ ctx, input }: { ctx: ServiceContext; input: CustomerInput }): Promise<Customer> {
   if (input.merchantId !== undefined) {
     const merchant = await findMerchantOwner(ctx.db, input.merchantId);
-    if (!merchant) throw customerErrors.merchantNotFound(input.merchantId);
-    if (merchant.accountId !== ctx.accountId) throw customerErrors.merchantForbidden(input.merchantId);
+    ownedBy(merchant, ctx, 'merchant', input.merchantId, { pointer: MERCHANT_POINTER, notFoundStatus: 400 });
   }
   const now = ctx.clock.now();
   const customer = await insertCustomer(ctx.db, {
@@ -28,33 +28,30 @@ export async function createCustomer({ ctx, input }: { ctx: ServiceContext; inpu
 }
 
 /** GET /customers/{id}: 404 when it does not exist, 403 when it is another account's. */
-export async function getCustomer({ ctx, id }: { ctx: ServiceContext; id: string }): Promise<Customer> {
-  const customer = isId('customer', id) ? await findCustomer(ctx.db, id) : undefined;
-  if (!customer) throw customerErrors.notFound(id);
-  if (customer.accountId !== ctx.accountId) throw customerErrors.forbidden(id);
-  return customer;
+export async function getCustomer({ ctx, input }: { ctx: ServiceContext; input: { id: string } }): Promise<Customer> {
+  const customer = isId('customer', input.id) ? await findCustomer(ctx.db, input.id) : undefined;
+  return ownedBy(customer, ctx, 'customer', input.id);
 }
 
 /** GET /customers: newest first, filtered by `externalId` and `merchantId` (a merchant of the account). */
 export async function listAccountCustomers({
   ctx,
-  query,
+  input,
 }: {
   ctx: ServiceContext;
-  query: { externalId?: string; merchantId?: string; limit: number; offset: number };
+  input: { externalId?: string; merchantId?: string; limit: number; offset: number };
 }): Promise<{ rows: Customer[]; total: number }> {
-  const externalId = query.externalId === '' ? undefined : query.externalId;
-  const merchantId = query.merchantId === '' ? undefined : query.merchantId;
+  const externalId = input.externalId === '' ? undefined : input.externalId;
+  const merchantId = input.merchantId === '' ? undefined : input.merchantId;
   if (merchantId !== undefined) {
     const merchant = await findMerchantOwner(ctx.db, merchantId);
-    if (!merchant) throw customerErrors.listMerchantNotFound(merchantId);
-    if (merchant.accountId !== ctx.accountId) throw customerErrors.listMerchantForbidden(merchantId);
+    ownedBy(merchant, ctx, 'merchant', merchantId, { parameter: 'merchantId', notFoundStatus: 400 });
   }
   return listCustomers(ctx.db, {
     accountId: ctx.accountId,
     externalId,
     merchantId,
-    limit: query.limit,
-    offset: query.offset,
+    limit: input.limit,
+    offset: input.offset,
   });
 }

@@ -1,20 +1,17 @@
 import type { RedeliverInput } from '@pps/shared/contract';
 import { withTransaction } from '@pps/shared/db';
-import { type ServiceContext, wallClockNow } from '@pps/shared/http';
+import { ownedBy, type ServiceContext, wallClockNow } from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
 import { type DeliveryView, reopenDeliveries, withAttempts } from '../webhooks/deliveries.repository';
 import { webhookErrors, webhookPointers } from '../webhooks/webhooks.errors';
 import { redeliveryTargets } from '../webhooks/webhooks.repository';
 import { ownedEndpoint } from '../webhooks/webhooks.usecases';
-import { eventErrors } from './events.errors';
 import { type EventRow, findEvent, listEvents, notifyOutbox } from './events.repository';
 
 /** An event of the caller's account: 404 unknown (or not an event id), 403 another account's. */
 async function ownedEvent(ctx: ServiceContext, id: string): Promise<EventRow> {
   const event = isId('event', id) ? await findEvent(ctx.db, id) : undefined;
-  if (!event) throw eventErrors.notFound(id);
-  if (event.accountId !== ctx.accountId) throw eventErrors.forbidden(id);
-  return event;
+  return ownedBy(event, ctx, 'event', id);
 }
 
 export async function getEvent({ ctx, input }: { ctx: ServiceContext; input: { id: string } }): Promise<EventRow> {

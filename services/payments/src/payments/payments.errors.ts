@@ -14,15 +14,6 @@ export const pointers = {
 export type FailedTransaction = { code: string; message: string; avsResult: string | null };
 
 export const paymentErrors = {
-  merchantNotFound: (id: string, pointer: string) =>
-    new ApiError({ status: 404, code: 'merchant_not_found', detail: `No merchant ${id}`, pointer }),
-  merchantForbidden: (id: string, pointer: string) =>
-    new ApiError({
-      status: 403,
-      code: 'merchant_forbidden',
-      detail: `Merchant ${id} belongs to another account`,
-      pointer,
-    }),
   merchantNotActive: (id: string, status: string, pointer: string) =>
     new ApiError({
       status: 422,
@@ -83,18 +74,8 @@ export const paymentErrors = {
       pointer: pointers.bankAccountNumber,
       meta: { paymentId, transaction },
     }),
-  paymentNotFound: (id: string) => new ApiError({ status: 404, code: 'payment_not_found', detail: `No payment ${id}` }),
-  paymentForbidden: (id: string) =>
-    new ApiError({ status: 403, code: 'payment_forbidden', detail: `Payment ${id} belongs to another account` }),
   invalidMerchantId: (detail: string) =>
     new ApiError({ status: 400, code: 'invalid_merchant_id', detail, parameter: 'id' }),
-  listMerchantForbidden: (id: string) =>
-    new ApiError({
-      status: 403,
-      code: 'merchant_forbidden',
-      detail: `Merchant ${id} belongs to another account`,
-      parameter: 'id',
-    }),
   invalidDateRange: () =>
     new ApiError({
       status: 400,

@@ -101,8 +101,8 @@ export type PaymentListFilter = {
  * A merchant's records, as primary or as split receiver, newest first, with the total of the filter. The page is
  * a union of the two roles, each read newest first along its own index and cut at the page's end, so a page reads
  * about its own rows; `merchant_id = $1 or split_merchant_id = $1` read every record of the merchant and sorted
- * them for each page (issue 11). A split never names its primary merchant, so the roles never overlap; the second
- * branch says so anyway.
+ * them for each page (docs/decisions.md, "Performance: scans that grew with the tables"). A split never names its
+ * primary merchant, so the roles never overlap; the second branch says so anyway.
  */
 export async function listMerchantPayments(
   db: DbOrTx,

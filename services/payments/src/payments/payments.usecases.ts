@@ -1,6 +1,6 @@
 import type { CreatePaymentBody } from '@pps/shared/contract';
 import type { Tx } from '@pps/shared/db';
-import { type ServiceContext, wallClockNow } from '@pps/shared/http';
+import { ownedBy, type ServiceContext, wallClockNow } from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
 import { finalPaymentStatuses, type PaymentStatus, paymentStatuses, paymentTransitions } from '@pps/shared/states';
 import { debitAch } from '../ach/ach.usecase';
@@ -90,9 +90,7 @@ export async function createPayment({
 /** A payment of the caller's account: 404 unknown (or not an id at all), 403 another account's. */
 async function ownedPayment(ctx: ServiceContext, id: string): Promise<Payment> {
   const payment = isId('payment', id) ? await findPayment(ctx.db, id) : undefined;
-  if (!payment) throw paymentErrors.paymentNotFound(id);
-  if (payment.accountId !== ctx.accountId) throw paymentErrors.paymentForbidden(id);
-  return payment;
+  return ownedBy(payment, ctx, 'payment', id);
 }
 
 export async function getPayment({ ctx, input }: { ctx: ServiceContext; input: { id: string } }) {
@@ -123,7 +121,7 @@ export async function listPayments({ ctx, input }: { ctx: ServiceContext; input:
   if (!merchantId) throw paymentErrors.invalidMerchantId('id (the merchant id) is required');
   const merchant = isId('merchant', merchantId) ? await findMerchant(ctx.db, merchantId) : undefined;
   if (!merchant) throw paymentErrors.invalidMerchantId(`No merchant ${merchantId}`);
-  if (merchant.accountId !== ctx.accountId) throw paymentErrors.listMerchantForbidden(merchantId);
+  ownedBy(merchant, ctx, 'merchant', merchantId, { parameter: 'id' });
   if (input.startDate && input.endDate && input.startDate > input.endDate) throw paymentErrors.invalidDateRange();
   const { rows, total } = await listMerchantPayments(ctx.db, { ...input, merchantId });
   return { data: rows.map(paymentSummary), page: { total, limit: input.limit, offset: input.offset } };

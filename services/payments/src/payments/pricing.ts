@@ -1,4 +1,4 @@
-import type { ServiceContext } from '@pps/shared/http';
+import { ownedBy, type ServiceContext } from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
 import { computeFees, maxSplitAmount, netOf } from '@pps/shared/money';
 import { paymentErrors } from './payments.errors';
@@ -7,9 +7,8 @@ import { findMerchant, type MerchantForPayment } from './payments.repository';
 /** A merchant of this account that may take payments, else the error for `pointer` (docs/design.md). */
 export async function activeMerchant(ctx: ServiceContext, id: string, pointer: string): Promise<MerchantForPayment> {
   // An id that cannot be ours is not looked up.
-  const merchant = isId('merchant', id) ? await findMerchant(ctx.db, id) : undefined;
-  if (!merchant) throw paymentErrors.merchantNotFound(id, pointer);
-  if (merchant.accountId !== ctx.accountId) throw paymentErrors.merchantForbidden(id, pointer);
+  const found = isId('merchant', id) ? await findMerchant(ctx.db, id) : undefined;
+  const merchant = ownedBy(found, ctx, 'merchant', id, { pointer });
   if (merchant.status !== 'active') throw paymentErrors.merchantNotActive(id, merchant.status, pointer);
   return merchant;
 }

@@ -1,6 +1,6 @@
 import { settleAtFor } from '@pps/shared/clock';
 import { type EventType, writeEvent } from '@pps/shared/events';
-import type { ServiceContext } from '@pps/shared/http';
+import { ownedBy, type ServiceContext } from '@pps/shared/http';
 import { isId, newId } from '@pps/shared/ids';
 import { type LedgerLine, type MerchantBucket, type PostingKind, post, type Rail } from '@pps/shared/ledger';
 import { type PaymentStatus, type TransitionColumns, transitionPayment } from '@pps/shared/states';
@@ -15,7 +15,7 @@ import {
   type PaymentChild,
 } from '../payments/payments.repository';
 import { acceptsRefunds, isParentRecord } from './refund-rules';
-import { refundErrors } from './refunds.errors';
+import { childPointers, refundErrors } from './refunds.errors';
 
 /** A payment locked for an operation on it, with its children as they stand under the lock. */
 export type LockedParent = { parent: Payment; children: PaymentChild[] };
@@ -26,9 +26,8 @@ export type LockedParent = { parent: Payment; children: PaymentChild[] };
  * payment id), 403 another account's, both pointing at `parentPaymentId`.
  */
 export async function lockParent(ctx: ServiceContext, id: string): Promise<LockedParent> {
-  const parent = isId('payment', id) ? await lockPayment(ctx.db, id) : undefined;
-  if (!parent) throw refundErrors.parentNotFound(id);
-  if (parent.accountId !== ctx.accountId) throw refundErrors.parentForbidden(id);
+  const locked = isId('payment', id) ? await lockPayment(ctx.db, id) : undefined;
+  const parent = ownedBy(locked, ctx, 'payment', id, { pointer: childPointers.parentPaymentId });
   return { parent, children: await findChildren(ctx.db, parent.id) };
 }
 

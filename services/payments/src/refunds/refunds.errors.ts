@@ -13,15 +13,6 @@ const parent = childPointers.parentPaymentId;
 
 /** Errors of the operations on an existing payment: refund (or void), refundSplit, secondSplit. */
 export const refundErrors = {
-  parentNotFound: (id: string) =>
-    new ApiError({ status: 404, code: 'payment_not_found', detail: `No payment ${id}`, pointer: parent }),
-  parentForbidden: (id: string) =>
-    new ApiError({
-      status: 403,
-      code: 'payment_forbidden',
-      detail: `Payment ${id} belongs to another account`,
-      pointer: parent,
-    }),
   childRecord: (id: string, paymentType: string) =>
     new ApiError({
       status: 422,

@@ -8,9 +8,6 @@ export const tokenPointers = {
 } as const;
 
 export const tokenErrors = {
-  notFound: (id: string) => new ApiError({ status: 404, code: 'token_not_found', detail: `No vault token ${id}` }),
-  forbidden: (id: string) =>
-    new ApiError({ status: 403, code: 'token_forbidden', detail: `Vault token ${id} belongs to another account` }),
   cardExpired: (expiry: string) =>
     new ApiError({
       status: 400,
@@ -24,14 +21,5 @@ export const tokenErrors = {
       code: 'customer_not_found',
       detail: `No customer ${id} in this account`,
       pointer: tokenPointers.customerId,
-    }),
-  listCustomerNotFound: (id: string) =>
-    new ApiError({ status: 400, code: 'customer_not_found', detail: `No customer ${id}`, parameter: 'customerId' }),
-  listCustomerForbidden: (id: string) =>
-    new ApiError({
-      status: 403,
-      code: 'customer_forbidden',
-      detail: `Customer ${id} belongs to another account`,
-      parameter: 'customerId',
     }),
 };

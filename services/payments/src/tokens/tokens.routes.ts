@@ -15,13 +15,13 @@ export function registerTokenRoutes(app: ServiceApp, deps: ServiceDeps) {
   });
 
   app.openapi(getTokenRoute, async (c) => {
-    const token = await getToken({ ctx: c.get('ctx'), id: c.req.valid('param').id });
+    const token = await getToken({ ctx: c.get('ctx'), input: c.req.valid('param') });
     return c.json(tokenDocument(baseUrl, token), 200);
   });
 
   app.openapi(listTokensRoute, async (c) => {
     const query = c.req.valid('query');
-    const page = await listAccountTokens({ ctx: c.get('ctx'), query });
+    const page = await listAccountTokens({ ctx: c.get('ctx'), input: query });
     return c.json(
       list(c, baseUrl, page.rows.map(tokenResource), { total: page.total, limit: query.limit, offset: query.offset }),
       200,

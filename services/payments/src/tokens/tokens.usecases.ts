@@ -1,6 +1,6 @@
 import type { TokenInput } from '@pps/shared/contract';
 import type { FieldCipher } from '@pps/shared/crypto';
-import { ApiError, type ServiceContext } from '@pps/shared/http';
+import { ApiError, belongsTo, ownedBy, type ServiceContext } from '@pps/shared/http';
 import { isId, newId } from '@pps/shared/ids';
 import { findCustomer } from '../customers/customers.repository';
 import { cardBrandOf, isCardExpired } from './card';
@@ -33,8 +33,7 @@ export async function createToken({
   if (isCardExpired(input.card.expiry, now)) problems.push(tokenErrors.cardExpired(input.card.expiry));
   if (input.customerId !== undefined) {
     const customer = isId('customer', input.customerId) ? await findCustomer(ctx.db, input.customerId) : undefined;
-    if (!customer || customer.accountId !== ctx.accountId)
-      problems.push(tokenErrors.customerNotFound(input.customerId));
+    if (!belongsTo(customer, ctx.accountId)) problems.push(tokenErrors.customerNotFound(input.customerId));
   }
   if (problems.length > 0) throw ApiError.many(problems);
 
@@ -59,26 +58,23 @@ export async function createToken({
 }
 
 /** GET /tokens/{id}: 404 when it does not exist, 403 when it is another account's. */
-export async function getToken({ ctx, id }: { ctx: ServiceContext; id: string }): Promise<Token> {
-  const token = isId('token', id) ? await findToken(ctx.db, id) : undefined;
-  if (!token) throw tokenErrors.notFound(id);
-  if (token.accountId !== ctx.accountId) throw tokenErrors.forbidden(id);
-  return token;
+export async function getToken({ ctx, input }: { ctx: ServiceContext; input: { id: string } }): Promise<Token> {
+  const token = isId('token', input.id) ? await findToken(ctx.db, input.id) : undefined;
+  return ownedBy(token, ctx, 'token', input.id);
 }
 
 /** GET /tokens: the account's tokens, newest first; `customerId` must be a customer of the account. */
 export async function listAccountTokens({
   ctx,
-  query,
+  input,
 }: {
   ctx: ServiceContext;
-  query: { customerId?: string; limit: number; offset: number };
+  input: { customerId?: string; limit: number; offset: number };
 }): Promise<{ rows: Token[]; total: number }> {
-  const customerId = query.customerId === '' ? undefined : query.customerId;
+  const customerId = input.customerId === '' ? undefined : input.customerId;
   if (customerId !== undefined) {
     const customer = isId('customer', customerId) ? await findCustomer(ctx.db, customerId) : undefined;
-    if (!customer) throw tokenErrors.listCustomerNotFound(customerId);
-    if (customer.accountId !== ctx.accountId) throw tokenErrors.listCustomerForbidden(customerId);
+    ownedBy(customer, ctx, 'customer', customerId, { parameter: 'customerId', notFoundStatus: 400 });
   }
-  return listTokens(ctx.db, { accountId: ctx.accountId, customerId, limit: query.limit, offset: query.offset });
+  return listTokens(ctx.db, { accountId: ctx.accountId, customerId, limit: input.limit, offset: input.offset });
 }

@@ -6,15 +6,6 @@ export const webhookPointers = {
 } as const;
 
 export const webhookErrors = {
-  notFound: (id: string, pointer?: string) =>
-    new ApiError({ status: 404, code: 'webhook_not_found', detail: `No webhook endpoint ${id}`, pointer }),
-  forbidden: (id: string, pointer?: string) =>
-    new ApiError({
-      status: 403,
-      code: 'webhook_forbidden',
-      detail: `Webhook endpoint ${id} belongs to another account`,
-      pointer,
-    }),
   disabled: (id: string, pointer?: string) =>
     new ApiError({
       status: 422,

@@ -2,10 +2,9 @@ import type { WebhookCreateInput, WebhookUpdateInput } from '@pps/shared/contrac
 import type { FieldCipher } from '@pps/shared/crypto';
 import { withTransaction } from '@pps/shared/db';
 import { writeEvent } from '@pps/shared/events';
-import { type ServiceContext, wallClockNow } from '@pps/shared/http';
+import { notFound, ownedBy, type ServiceContext, wallClockNow } from '@pps/shared/http';
 import { isId, newId } from '@pps/shared/ids';
 import { newWebhookSecret, webhookTargetProblem } from '@pps/shared/webhooks';
-import { eventErrors } from '../events/events.errors';
 import { type EventRow, findEvent, markRelayed, notifyOutbox } from '../events/events.repository';
 import { type DeliveryView, insertDelivery, listEndpointDeliveries } from './deliveries.repository';
 import { webhookErrors } from './webhooks.errors';
@@ -42,9 +41,8 @@ export async function ownedEndpoint(
   options: { lock?: boolean; pointer?: string } = {},
 ): Promise<WebhookEndpoint> {
   const endpoint = isId('webhook', id) ? await findEndpoint(ctx.db, id, { lock: options.lock }) : undefined;
-  if (!endpoint || endpoint.deletedAt) throw webhookErrors.notFound(id, options.pointer);
-  if (endpoint.accountId !== ctx.accountId) throw webhookErrors.forbidden(id, options.pointer);
-  return endpoint;
+  // A deleted endpoint no longer exists, whoever's it was.
+  return ownedBy(endpoint?.deletedAt ? undefined : endpoint, ctx, 'webhook', id, { pointer: options.pointer });
 }
 
 /** POST /webhooks: a new endpoint with a new signing secret, stored encrypted; the clear one is returned once. */
@@ -109,7 +107,7 @@ export async function updateWebhook({
   if (attributes.enabled !== undefined) changes.enabled = attributes.enabled;
   if (attributes.enabled === true) changes.disabledReason = null;
   const endpoint = await updateEndpoint(ctx.db, id, changes);
-  if (!endpoint) throw webhookErrors.notFound(id);
+  if (!endpoint) throw notFound('webhook', id);
   ctx.log.info({ webhookId: id, changed: Object.keys(attributes) }, 'webhook endpoint updated');
   return endpoint;
 }
@@ -119,7 +117,7 @@ export async function deleteWebhook({ ctx, input }: { ctx: ServiceContext; input
   await ownedEndpoint(ctx, input.id);
   const now = wallClockNow(ctx);
   const endpoint = await updateEndpoint(ctx.db, input.id, { deletedAt: now, updatedAt: now });
-  if (!endpoint) throw webhookErrors.notFound(input.id);
+  if (!endpoint) throw notFound('webhook', input.id);
   ctx.log.info({ webhookId: input.id }, 'webhook endpoint deleted');
 }
 
@@ -147,7 +145,7 @@ export async function rotateWebhookSecret({
       previousSecretExpiresAt: new Date(now.getTime() + ctx.config.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000),
       updatedAt: now,
     });
-    if (!endpoint) throw webhookErrors.notFound(input.id);
+    if (!endpoint) throw notFound('webhook', input.id);
     ctx.log.info({ webhookId: endpoint.id }, 'webhook secret rotated');
     return { endpoint, secret };
   });
@@ -181,7 +179,7 @@ export async function sendTestEvent({ ctx, input }: { ctx: ServiceContext; input
     await markRelayed(tx, written.id);
     await notifyOutbox(tx);
     const event = await findEvent(tx, written.id);
-    if (!event) throw eventErrors.notFound(written.id);
+    if (!event) throw notFound('event', written.id);
     ctx.log.info({ webhookId: endpoint.id, eventId: event.id, deliveryId: delivery.id }, 'webhook test event queued');
     return event;
   });

@@ -29,8 +29,9 @@ export const events = pgTable(
 
 /**
  * The relay's queue: one narrow row per event not fanned out yet, written with the event and deleted by the relay
- * in the transaction that makes its deliveries. Marking the event itself (`relayed_at`, until issue 11) rewrote
- * every event row and its indexes once more. Event ids sort by creation, so the queue is read in id order.
+ * in the transaction that makes its deliveries. Marking the event itself (`relayed_at`, until migration 0009)
+ * rewrote every event row and its indexes once more (docs/decisions.md, "Performance of the payment path"). Event
+ * ids sort by creation, so the queue is read in id order.
  */
 export const unrelayedEvents = pgTable('unrelayed_events', {
   eventId: text('event_id').primaryKey(),

@@ -37,8 +37,8 @@ export const ledgerEntries = pgTable(
     createdAt: ts('created_at').notNull(),
   },
   (t) => [
-    // Only the indexes a query reads: every index costs each of a payment's entries an insert (issue 11 dropped
-    // the posting and account/time ones, which nothing read; add one back with the query that needs it).
+    // Only the indexes a query reads: every index costs each of a payment's entries an insert (migration 0008
+    // dropped the posting and account/time ones, which nothing read; add one back with the query that needs it).
     index('ledger_entries_ledger_account_idx').on(t.ledgerAccount),
     index('ledger_entries_payment_idx').on(t.paymentId),
   ],

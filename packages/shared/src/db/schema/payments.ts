@@ -92,7 +92,8 @@ export const payments = pgTable(
   },
   (t) => [
     // Listing indexes are ascending and read backward for newest first. drizzle's `.desc()` makes `DESC NULLS
-    // LAST`, which `ORDER BY … desc` (nulls first) cannot use: every listing sorted all its rows (issue 11).
+    // LAST`, which `ORDER BY … desc` (nulls first) cannot use: every listing sorted all its rows (docs/decisions.md,
+    // "Performance: scans that grew with the tables").
     index('payments_merchant_created_idx').on(t.merchantId, t.createdAt, t.id),
     index('payments_split_merchant_created_idx')
       .on(t.splitMerchantId, t.createdAt, t.id)
