@@ -1,7 +1,7 @@
 import { type Column, getTableColumns, getTableName, type InferInsertModel, type InferSelectModel } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type postgres from 'postgres';
-import type { DbOrTx } from './client';
+import type { DbOrTx, Sent } from './types';
 
 /**
  * The hot path's statements: SQL written once, sent straight to postgres.js as prepared statements. drizzle builds
@@ -9,10 +9,6 @@ import type { DbOrTx } from './client';
  * the moment they are called, so statements sent one after another share a round trip, in the order called.
  * Rows are read and written with drizzle's own column mappings, so they are the values drizzle would give.
  */
-
-/** A statement already handed to its connection: statements sent after it run after it. */
-export type Sent<T> = Promise<T> & { readonly [sentBrand]: true };
-declare const sentBrand: unique symbol;
 
 type Row = Record<string, unknown>;
 
