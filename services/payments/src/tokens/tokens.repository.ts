@@ -54,8 +54,8 @@ export async function listTokens(
 }
 
 const tokenCodec = tableCodec(tokens);
-const LOAD_CARD = `select ${tokenCodec.columnList(['id', 'customerId', 'panEnc', 'expiry', 'holder', 'brand', 'last4', 'billingAddress'])}
-  from tokens where id = $1 and account_id = $2`;
+const cardRow = tokenCodec.pick(['id', 'customerId', 'panEnc', 'expiry', 'holder', 'brand', 'last4', 'billingAddress']);
+const LOAD_CARD = `select ${cardRow.columns} from tokens where id = $1 and account_id = $2`;
 
 /**
  * The card of a vault token of this account, decrypted for the processor; undefined when the token does not
@@ -68,7 +68,7 @@ export function loadCardForCharge(
 ): Sent<ChargeableCard | undefined> {
   return mapSent(send(db, LOAD_CARD, [input.tokenId, input.accountId]), ([raw]) => {
     if (!raw) return undefined;
-    const row = tokenCodec.read(raw);
+    const row = cardRow.read(raw);
     return {
       tokenId: row.id,
       customerId: row.customerId,
