@@ -10,16 +10,16 @@ export type StoredResponse = { status: number; body: Record<string, unknown> };
 
 const DAY_MS = 86_400_000;
 
-export async function findIdempotencyKey(db: DbOrTx, key: IdempotencyKeyRef) {
-  const [row] = await db
-    .select()
-    .from(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.accountId, key.accountId), eq(idempotencyKeys.requestId, key.requestId)));
-  return row;
-}
-
+// A held key is read one way, whether the claim found it or a later read does: the same columns, one mapper.
 const heldKey = tableCodec(idempotencyKeys).pick(['requestHash', 'responseStatus', 'responseBody', 'createdAt']);
 export type KeyRow = ReturnType<typeof heldKey.read>;
+
+const FIND_KEY = `select ${heldKey.columns} from idempotency_keys where account_id = $1 and request_id = $2`;
+
+/** The key's holder, read afresh (one the claim's snapshot could not see); sent at once. */
+export function findIdempotencyKey(db: DbOrTx, key: IdempotencyKeyRef): Sent<KeyRow | undefined> {
+  return mapSent(send(db, FIND_KEY, [key.accountId, key.requestId]), ([row]) => row && heldKey.read(row));
+}
 
 const CLAIM = `
   with claim as (

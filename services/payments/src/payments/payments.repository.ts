@@ -51,8 +51,11 @@ export async function insertPayment(db: DbOrTx, values: NewPayment): Promise<Pay
   return payment;
 }
 
+// A record is read by id one way, here: `GET /payments/{id}` reads it raw beside its children, so the lock
+// is the same statement with FOR UPDATE, and both give the same `Payment`.
 const paymentRow = paymentCodec.pick();
 const FIND_PAYMENT = `select ${paymentRow.columns} from payments where id = $1`;
+const LOCK_PAYMENT = `${FIND_PAYMENT} for update`;
 
 /** A payment record by id; sent at once (`GET /payments/{id}` reads it beside its children). */
 export function findPayment(db: DbOrTx, id: string): Sent<Payment | undefined> {
@@ -63,9 +66,8 @@ export function findPayment(db: DbOrTx, id: string): Sent<Payment | undefined> {
  * Reads a payment and holds its row lock until the transaction ends (`SELECT … FOR UPDATE`): every operation
  * on one parent (void, refund, split refund, second split, settlement) takes it first, so they run one at a time.
  */
-export async function lockPayment(tx: DbOrTx, id: string): Promise<Payment | undefined> {
-  const [row] = await tx.select().from(payments).where(eq(payments.id, id)).for('update');
-  return row;
+export function lockPayment(tx: DbOrTx, id: string): Sent<Payment | undefined> {
+  return mapSent(send(tx, LOCK_PAYMENT, [id]), ([row]) => row && paymentRow.read(row));
 }
 
 /** The child records of a payment (refunds, voids, split refunds, second splits) that its resource summarises. */
