@@ -1,5 +1,5 @@
 import { randomSecret, sha256Hex } from '@pps/shared/crypto';
-import { type Db, schema } from '@pps/shared/db';
+import { type Db, schema, withTransaction } from '@pps/shared/db';
 import { notFound } from '@pps/shared/http';
 import { newId } from '@pps/shared/ids';
 import { eq } from 'drizzle-orm';
@@ -13,7 +13,7 @@ export async function createAccount(db: Db, input: { name: string }, now = new D
   const apiKey = randomSecret('sk_test_');
   const accountId = newId('account', now.getTime());
   const appId = newId('app', now.getTime());
-  const account = await db.transaction(async (tx) => {
+  const account = await withTransaction(db, async (tx) => {
     const [row] = await tx
       .insert(accounts)
       .values({

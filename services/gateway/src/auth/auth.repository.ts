@@ -1,4 +1,4 @@
-import { type Db, type DbOrTx, mapSent, rowMapper, type Sent, schema, send } from '@pps/shared/db';
+import { type DbOrTx, mapSent, rowMapper, type Sent, schema, send, withTransaction } from '@pps/shared/db';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 
@@ -41,8 +41,8 @@ export function findAppKeyWithApp(db: DbOrTx, keyHash: string): Sent<KeyWithApp 
  * Issues app key version N+1 and supersedes every older one, atomically: the app row is locked,
  * so two concurrent key creations produce two versions, the later one winning.
  */
-export async function rotateAppKey(db: Db, appId: string, keyHash: string, now: Date): Promise<number> {
-  return db.transaction(async (tx) => {
+export async function rotateAppKey(db: DbOrTx, appId: string, keyHash: string, now: Date): Promise<number> {
+  return withTransaction(db, async (tx) => {
     const [app] = await tx
       .update(apps)
       .set({ keyVersion: sql`${apps.keyVersion} + 1`, updatedAt: now })

@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { advanceClockRoute, getClockRoute } from '@pps/shared/contract';
-import { type Db, schema } from '@pps/shared/db';
+import { type Db, schema, withTransaction } from '@pps/shared/db';
 import { unprocessable } from '@pps/shared/http';
 import { eq } from 'drizzle-orm';
 import type { GatewayDeps, GatewayEnv } from '../deps';
@@ -39,7 +39,7 @@ export function registerClockRoutes(app: OpenAPIHono<GatewayEnv>, deps: GatewayD
     const { accountId } = c.get('caller');
     const { advanceSeconds, time } = c.req.valid('json').data.attributes;
     const realNow = deps.clock.now();
-    const offsetSeconds = await deps.db.transaction(async (tx) => {
+    const offsetSeconds = await withTransaction(deps.db, async (tx) => {
       const [row] = await tx
         .select({ offset: schema.accounts.clockOffsetSeconds })
         .from(schema.accounts)
