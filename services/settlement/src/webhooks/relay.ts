@@ -72,7 +72,8 @@ export async function fanOut(deps: RelayDeps): Promise<number> {
  * Claims up to `limit` events off the relay's queue, oldest id first, with SKIP LOCKED; the events are then read
  * by id. A join of the queue and the events let the planner merge them along the events' primary key, reading
  * every event ever written to find the few queued: its estimate of the queue comes from the last ANALYZE, which a
- * burst leaves at thousands of rows, so each round cost in proportion to the events table (issue 11).
+ * burst leaves at thousands of rows, so each round cost in proportion to the events table (docs/decisions.md,
+ * Performance: scans that grew with the tables).
  */
 export function claimUnrelayed(db: DbOrTx, limit: number) {
   const queued = db
