@@ -1,14 +1,10 @@
 import { TransactionRollbackError } from 'drizzle-orm';
-import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
+import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
-import type { Sent } from './raw';
 import * as schema from './schema';
+import type { Db, DbOrTx, Sent, Tx } from './types';
 
-export type Schema = typeof schema;
-export type Db = PostgresJsDatabase<Schema> & { $client: postgres.Sql };
-/** A transaction handle; it has the same query API as Db. */
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
-export type DbOrTx = Db | Tx;
+export type { Db, DbOrTx, Schema, Sent, Tx } from './types';
 
 export type Database = { db: Db; sql: postgres.Sql; close: () => Promise<void> };
 

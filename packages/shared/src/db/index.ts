@@ -1,3 +1,17 @@
+/**
+ * The database: connections and transactions (client.ts), the hot path's written-out statements and the one
+ * reader of raw rows (raw.ts), the handle types both use (types.ts), set-based parameters (unnest.ts), migrations.
+ *
+ * How a statement is written (docs/design.md, Queries):
+ * - drizzle's query builder by default;
+ * - written out and prepared (`send`, `sendTogether`) only on the hot paths `npm run bench` measures (`POST
+ *   /payments`, `GET /payments/{id}`, `POST /auth/token`; test/round-trips.test.ts counts the first two's
+ *   statements), where drizzle building each statement's text on every call showed in the profile; a repository
+ *   reads such a record by id that way everywhere, and its lock is the same statement `FOR UPDATE`;
+ * - `db.execute(sql…)` only for what the builder cannot write, with a comment saying which;
+ * - raw rows become objects through `rowMapper` (or `tableCodec(table).pick`), never by casting fields;
+ * - use cases open transactions with `withTransaction`; `pipelinedTransaction` is for `POST /payments` alone.
+ */
 export * from './client';
 export * from './migrate';
 export * from './raw';

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { z } from 'zod';
 import { createDatabaseFromTemplate } from '../testing';
 import { createDatabase, type Database, pipelinedTransaction } from './client';
-import { send, sendTogether, tableCodec } from './raw';
+import { rowMapper, send, sendTogether, tableCodec } from './raw';
 import { merchants } from './schema';
 
 let database: Database;
@@ -68,5 +69,23 @@ describe('tableCodec', () => {
     const read = codec.read({ id: 'mer_1', created_at: '2026-11-23 10:00:00.123+00', features: { ach: true } });
     expect(read).toEqual({ id: 'mer_1', createdAt: new Date('2026-11-23T10:00:00.123Z'), features: { ach: true } });
     expect(() => codec.row({ id: 'mer_1' } as never)).toThrow('NOT NULL');
+  });
+});
+
+describe('rowMapper', () => {
+  it('reads columns by their names as drizzle would, and computed values by their snake_case names, checked', () => {
+    const read = rowMapper({ id: merchants.id, createdAt: merchants.createdAt, feeCount: z.number() });
+    expect(read({ id: 'mer_1', created_at: '2026-11-23 10:00:00.123+00', fee_count: 3 })).toEqual({
+      id: 'mer_1',
+      createdAt: new Date('2026-11-23T10:00:00.123Z'),
+      feeCount: 3,
+    });
+    expect(() => read({ id: 'mer_1', created_at: null, fee_count: '3' })).toThrow();
+  });
+
+  it('picks a table’s columns for a select list and reads exactly those', () => {
+    const picked = tableCodec(merchants).pick(['id', 'accountId']);
+    expect(picked.columns).toBe('"id", "account_id"');
+    expect(picked.read({ id: 'mer_1', account_id: 'acc_1' })).toEqual({ id: 'mer_1', accountId: 'acc_1' });
   });
 });

@@ -1,19 +1,25 @@
-import { type Column, getTableColumns, getTableName, type InferInsertModel, type InferSelectModel } from 'drizzle-orm';
+import {
+  Column,
+  type GetColumnData,
+  getTableColumns,
+  getTableName,
+  type InferInsertModel,
+  type InferSelectModel,
+  is,
+} from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type postgres from 'postgres';
-import type { DbOrTx } from './client';
+import type { z } from 'zod';
+import type { DbOrTx, Sent } from './types';
 
 /**
  * The hot path's statements: SQL written once, sent straight to postgres.js as prepared statements. drizzle builds
- * every statement's text afresh on each call (a fifth of a payment's CPU: docs/decisions.md, "Performance of the
- * payment path"); these skip that, and go out the moment they are called, so statements sent one after another
- * share a round trip, in the order called.
- * Rows are read and written with drizzle's own column mappings, so they are the values drizzle would give.
+ * every statement's text afresh on each call (a fifth of a payment's CPU: docs/decisions.md, Performance of the
+ * payment path); these skip that, and go out the moment they are called, so statements sent one after another
+ * share a round trip, in the order called. Rows are read with `rowMapper` and written with `tableCodec`, both on
+ * drizzle's own column mappings, so they are the values drizzle would give. Which statements may be written this
+ * way is in index.ts.
  */
-
-/** A statement already handed to its connection: statements sent after it run after it. */
-export type Sent<T> = Promise<T> & { readonly [sentBrand]: true };
-declare const sentBrand: unique symbol;
 
 type Row = Record<string, unknown>;
 
@@ -77,17 +83,61 @@ export function sendTogether(db: DbOrTx, parts: Part[]): Sent<unknown> {
 /** `sent` with its rows mapped (the mapped promise counts as sent: its statement is). */
 export const mapSent = <T, U>(sent: Sent<T>, map: (rows: T) => U): Sent<U> => sent.then(map) as Sent<U>;
 
+/**
+ * How one field of a raw row is read: a drizzle column (the row's property of the column's name, converted as
+ * drizzle converts it), or a zod schema for a computed value (the property named as the field in snake_case).
+ */
+export type RowField = Column | z.ZodType;
+type FieldValue<F> = F extends Column ? GetColumnData<F> : F extends z.ZodType ? z.output<F> : never;
+/** The object a `rowMapper` of these fields makes. */
+export type MappedRow<F extends Record<string, RowField>> = { [K in keyof F]: FieldValue<F[K]> };
+
+const snakeCase = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+/**
+ * The one way a raw row (`send`'s) becomes a typed object with camelCase fields: each field is read by its
+ * column's mapping or checked by its schema, so no caller casts a value it has not looked at. A field the statement
+ * did not select is left out, as a table's `read` always has; write the select list next to its mapper.
+ */
+export function rowMapper<const F extends Record<string, RowField>>(fields: F): (raw: Row) => MappedRow<F> {
+  const readers = Object.entries(fields).map(([key, field]) => {
+    if (is(field, Column)) {
+      const column: Column = field;
+      return {
+        key,
+        name: column.name,
+        decode: (value: unknown) => (value === null ? null : column.mapFromDriverValue(value)),
+      };
+    }
+    const schema: z.ZodType = field;
+    return { key, name: snakeCase(key), decode: (value: unknown) => schema.parse(value) };
+  });
+  return (raw) => {
+    const row: Row = {};
+    for (const { key, name, decode } of readers) {
+      if (name in raw) row[key] = decode(raw[name]);
+    }
+    return row as MappedRow<F>;
+  };
+}
+
+type Model<T extends PgTable> = InferSelectModel<T>;
+type Key<T extends PgTable> = keyof Model<T> & string;
+
 type Codec<T extends PgTable> = {
   /** `insert into <table> (<every column>) values ($1, …)`. */
   insertText: string;
   /** Every column's driver value, in `insertText`'s order; a column not given is null. */
   params: (values: InferInsertModel<T>) => unknown[];
   /** The row as the table returns it: the values given, null for the rest. */
-  row: (values: InferInsertModel<T>) => InferSelectModel<T>;
-  /** A row read by name (`select <columns>` of this table) to the model drizzle would give (columns not read are left out). */
-  read: (raw: Row) => InferSelectModel<T>;
-  /** The quoted column list of these fields (all of them by default), for `select`. */
-  columnList: (keys?: readonly (keyof InferSelectModel<T> & string)[]) => string;
+  row: (values: InferInsertModel<T>) => Model<T>;
+  /** A row of this table read by column name: the `rowMapper` of every column (columns not read are left out). */
+  read: (raw: Row) => Model<T>;
+  /**
+   * These fields (all of them by default) as a `select` list (`columns`, quoted) and the `rowMapper` of exactly
+   * those columns: the statement and its reading written from one list.
+   */
+  pick: <K extends Key<T> = Key<T>>(keys?: readonly K[]) => { columns: string; read: (raw: Row) => Pick<Model<T>, K> };
 };
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -105,13 +155,15 @@ export function tableCodec<T extends PgTable>(table: T): Codec<T> {
     if (column.notNull) throw new Error(`${tableName}.${column.name} is NOT NULL and was not given`);
     return null;
   };
+  const pick = <K extends Key<T>>(keys?: readonly K[]) => {
+    const picked = columns.filter(([key]) => !keys || (keys as readonly string[]).includes(key));
+    return {
+      columns: picked.map(([, column]) => quote(column.name)).join(', '),
+      read: rowMapper(Object.fromEntries(picked)) as (raw: Row) => Pick<Model<T>, K>,
+    };
+  };
   return {
     insertText: `insert into ${quote(tableName)} (${columns.map(([, column]) => quote(column.name)).join(', ')}) values (${columns.map((_, index) => `$${index + 1}`).join(', ')})`,
-    columnList: (keys) =>
-      columns
-        .filter(([key]) => !keys || (keys as readonly string[]).includes(key))
-        .map(([, column]) => quote(column.name))
-        .join(', '),
     params: (values) =>
       columns.map(([key, column]) => {
         const value = given(values as Row, key, column);
@@ -120,16 +172,9 @@ export function tableCodec<T extends PgTable>(table: T): Codec<T> {
     row: (values) => {
       const row: Row = {};
       for (const [key, column] of columns) row[key] = given(values as Row, key, column);
-      return row as InferSelectModel<T>;
+      return row as Model<T>;
     },
-    read: (raw) => {
-      const row: Row = {};
-      for (const [key, column] of columns) {
-        if (!(column.name in raw)) continue;
-        const value = raw[column.name];
-        row[key] = value === null ? null : column.mapFromDriverValue(value);
-      }
-      return row as InferSelectModel<T>;
-    },
+    read: pick().read,
+    pick,
   };
 }

@@ -1,5 +1,6 @@
 import { type DbOrTx, texts } from '../db';
-import { type Part, send } from '../db/raw';
+import { type Part, rowMapper, send } from '../db/raw';
+import { events } from '../db/schema';
 import { newId } from '../ids';
 
 export const eventTypes = [
@@ -65,6 +66,7 @@ const INSERT_EVENTS = `
     returning id, sequence),
   queued as (insert into unrelayed_events (event_id) select id from inserted)
   select id, sequence from inserted`;
+const writtenEvent = rowMapper({ id: events.id, sequence: events.sequence });
 
 /**
  * Writes many events in one statement whatever their number (settlement batches). Counters are claimed in sorted
@@ -95,7 +97,7 @@ export async function writeEvents(tx: DbOrTx, inputs: WriteEventInput[]): Promis
     texts(rows.map((row) => row.input.requestId ?? null)),
     texts(rows.map((row) => row.now.toISOString())),
   ]);
-  const sequences = new Map((await written).map((row) => [row.id as string, Number(row.sequence)]));
+  const sequences = new Map((await written).map(writtenEvent).map((row) => [row.id, row.sequence]));
   return rows.map(({ id }) => ({ id, sequence: sequences.get(id)! }));
 }
 

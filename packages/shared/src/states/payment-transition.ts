@@ -48,6 +48,8 @@ export async function settlePayments(
     if (status !== payment.status) assertTransition(payment.status, status);
     return { payment: { ...payment, status, settledAt: at, updatedAt: at }, from: payment.status, at };
   });
+  // Written out: the builder's update cannot take its rows from `unnest(…)`, which keeps this one statement
+  // with four parameters whatever the batch's size.
   const updated = await tx.execute<{ id: string }>(sql`
     update ${payments} as p
     set status = item.status, settled_at = item.at::timestamptz, updated_at = item.at::timestamptz

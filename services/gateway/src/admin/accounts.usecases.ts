@@ -1,5 +1,5 @@
 import { randomSecret, sha256Hex } from '@pps/shared/crypto';
-import { schema } from '@pps/shared/db';
+import { schema, withTransaction } from '@pps/shared/db';
 import { notFound } from '@pps/shared/http';
 import { newId } from '@pps/shared/ids';
 import { eq } from 'drizzle-orm';
@@ -21,7 +21,7 @@ export async function createAccount({
   const apiKey = randomSecret('sk_test_');
   const accountId = newId('account', now.getTime());
   const appId = newId('app', now.getTime());
-  const account = await ctx.db.transaction(async (tx) => {
+  const account = await withTransaction(ctx.db, async (tx) => {
     const [row] = await tx
       .insert(accounts)
       .values({

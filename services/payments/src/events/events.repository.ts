@@ -1,12 +1,10 @@
 import { type DbOrTx, schema } from '@pps/shared/db';
+import { OUTBOX_CHANNEL } from '@pps/shared/events';
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 
 const { events, unrelayedEvents } = schema;
 
 export type EventRow = schema.EventRow;
-
-/** The PostgreSQL channel the outbox relay LISTENs on. */
-const OUTBOX_CHANNEL = 'pps_outbox';
 
 export async function findEvent(db: DbOrTx, id: string): Promise<EventRow | undefined> {
   const [row] = await db.select().from(events).where(eq(events.id, id));
@@ -42,5 +40,6 @@ export async function markRelayed(db: DbOrTx, id: string): Promise<void> {
 
 /** Wakes the outbox relay; PostgreSQL sends the notification when the transaction commits. */
 export async function notifyOutbox(db: DbOrTx): Promise<void> {
+  // The builder writes no NOTIFY; the channel is a constant, so the text is too.
   await db.execute(sql.raw(`notify ${OUTBOX_CHANNEL}`));
 }

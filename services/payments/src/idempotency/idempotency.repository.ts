@@ -1,24 +1,25 @@
 import type { DbOrTx, Tx } from '@pps/shared/db';
-import { mapSent, type Part, type Sent, schema, send } from '@pps/shared/db';
+import { mapSent, type Part, rowMapper, type Sent, schema, send, tableCodec } from '@pps/shared/db';
 import { and, eq, lt } from 'drizzle-orm';
+import { z } from 'zod';
 
 const { idempotencyKeys } = schema;
-type IdempotencyKey = typeof idempotencyKeys.$inferSelect;
 
 export type IdempotencyKeyRef = { accountId: string; requestId: string };
 export type StoredResponse = { status: number; body: Record<string, unknown> };
 
 const DAY_MS = 86_400_000;
 
-export async function findIdempotencyKey(db: DbOrTx, key: IdempotencyKeyRef) {
-  const [row] = await db
-    .select()
-    .from(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.accountId, key.accountId), eq(idempotencyKeys.requestId, key.requestId)));
-  return row;
-}
+// A held key is read one way, whether the claim found it or a later read does: the same columns, one mapper.
+const heldKey = tableCodec(idempotencyKeys).pick(['requestHash', 'responseStatus', 'responseBody', 'createdAt']);
+export type KeyRow = ReturnType<typeof heldKey.read>;
 
-export type KeyRow = Pick<IdempotencyKey, 'requestHash' | 'responseStatus' | 'responseBody' | 'createdAt'>;
+const FIND_KEY = `select ${heldKey.columns} from idempotency_keys where account_id = $1 and request_id = $2`;
+
+/** The key's holder, read afresh (one the claim's snapshot could not see); sent at once. */
+export function findIdempotencyKey(db: DbOrTx, key: IdempotencyKeyRef): Sent<KeyRow | undefined> {
+  return mapSent(send(db, FIND_KEY, [key.accountId, key.requestId]), ([row]) => row && heldKey.read(row));
+}
 
 const CLAIM = `
   with claim as (
@@ -33,6 +34,8 @@ const CLAIM = `
 
 export type Claim = { claimed: true } | { claimed: false; held: KeyRow | undefined };
 
+const claimOutcome = rowMapper({ claimed: z.boolean() });
+
 /**
  * Claims the key, or reads who holds it, in one statement, sent at once (statements sent after it share its round
  * trip). `insert … on conflict do nothing` waits for a concurrent claim of the same key until that transaction
@@ -43,15 +46,10 @@ export type Claim = { claimed: true } | { claimed: false; held: KeyRow | undefin
 export function claimIdempotencyKey(tx: Tx, key: IdempotencyKeyRef & { requestHash: string; now: Date }): Sent<Claim> {
   const claim = send(tx, CLAIM, [key.accountId, key.requestId, key.requestHash, key.now.toISOString()]);
   return mapSent(claim, ([row]): Claim => {
-    if (row?.claimed) return { claimed: true };
+    if (row && claimOutcome(row).claimed) return { claimed: true };
+    // The holder's columns come from a left join: all null when the snapshot has no holder.
     if (row?.request_hash == null) return { claimed: false, held: undefined };
-    const held = {
-      requestHash: row.request_hash as string,
-      responseStatus: row.response_status as number | null,
-      responseBody: row.response_body as Record<string, unknown> | null,
-      createdAt: new Date(row.created_at as string),
-    };
-    return { claimed: false, held };
+    return { claimed: false, held: heldKey.read(row) };
   });
 }
 

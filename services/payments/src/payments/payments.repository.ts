@@ -18,7 +18,7 @@ export type MerchantForPayment = Pick<
 const merchantCodec = tableCodec(merchants);
 const paymentCodec = tableCodec(payments);
 
-const FIND_MERCHANT = `select ${merchantCodec.columnList([
+const merchantForPayment = merchantCodec.pick([
   'id',
   'accountId',
   'status',
@@ -26,11 +26,12 @@ const FIND_MERCHANT = `select ${merchantCodec.columnList([
   'feeRateBasisPoints',
   'feeFixedCents',
   'features',
-])} from merchants where id = $1`;
+]);
+const FIND_MERCHANT = `select ${merchantForPayment.columns} from merchants where id = $1`;
 
 /** The merchant fields a payment needs; sent at once (the hot path's reads share a round trip). */
 export function findMerchant(db: DbOrTx, id: string): Sent<MerchantForPayment | undefined> {
-  return mapSent(send(db, FIND_MERCHANT, [id]), ([row]) => (row ? merchantCodec.read(row) : undefined));
+  return mapSent(send(db, FIND_MERCHANT, [id]), ([row]) => row && merchantForPayment.read(row));
 }
 
 /**
@@ -50,20 +51,23 @@ export async function insertPayment(db: DbOrTx, values: NewPayment): Promise<Pay
   return payment;
 }
 
-const FIND_PAYMENT = `select ${paymentCodec.columnList()} from payments where id = $1`;
+// A record is read by id one way, here: `GET /payments/{id}` reads it raw beside its children, so the lock
+// is the same statement with FOR UPDATE, and both give the same `Payment`.
+const paymentRow = paymentCodec.pick();
+const FIND_PAYMENT = `select ${paymentRow.columns} from payments where id = $1`;
+const LOCK_PAYMENT = `${FIND_PAYMENT} for update`;
 
 /** A payment record by id; sent at once (`GET /payments/{id}` reads it beside its children). */
 export function findPayment(db: DbOrTx, id: string): Sent<Payment | undefined> {
-  return mapSent(send(db, FIND_PAYMENT, [id]), ([row]) => (row ? paymentCodec.read(row) : undefined));
+  return mapSent(send(db, FIND_PAYMENT, [id]), ([row]) => row && paymentRow.read(row));
 }
 
 /**
  * Reads a payment and holds its row lock until the transaction ends (`SELECT … FOR UPDATE`): every operation
  * on one parent (void, refund, split refund, second split, settlement) takes it first, so they run one at a time.
  */
-export async function lockPayment(tx: DbOrTx, id: string): Promise<Payment | undefined> {
-  const [row] = await tx.select().from(payments).where(eq(payments.id, id)).for('update');
-  return row;
+export function lockPayment(tx: DbOrTx, id: string): Sent<Payment | undefined> {
+  return mapSent(send(tx, LOCK_PAYMENT, [id]), ([row]) => row && paymentRow.read(row));
 }
 
 /** The child records of a payment (refunds, voids, split refunds, second splits) that its resource summarises. */
@@ -72,7 +76,7 @@ export type PaymentChild = Pick<
   'id' | 'paymentType' | 'status' | 'amount' | 'splitMerchantId' | 'splitAmount' | 'refundType' | 'createdAt'
 >;
 
-const FIND_CHILDREN = `select ${paymentCodec.columnList([
+const childRow = paymentCodec.pick([
   'id',
   'paymentType',
   'status',
@@ -81,11 +85,12 @@ const FIND_CHILDREN = `select ${paymentCodec.columnList([
   'splitAmount',
   'refundType',
   'createdAt',
-])} from payments where parent_payment_id = $1 order by created_at, id`;
+]);
+const FIND_CHILDREN = `select ${childRow.columns} from payments where parent_payment_id = $1 order by created_at, id`;
 
 /** The child records of a payment, oldest first; sent at once. */
 export function findChildren(db: DbOrTx, parentId: string): Sent<PaymentChild[]> {
-  return mapSent(send(db, FIND_CHILDREN, [parentId]), (rows) => rows.map((row) => paymentCodec.read(row)));
+  return mapSent(send(db, FIND_CHILDREN, [parentId]), (rows) => rows.map(childRow.read));
 }
 
 export type PaymentListFilter = {
@@ -101,8 +106,9 @@ export type PaymentListFilter = {
  * A merchant's records, as primary or as split receiver, newest first, with the total of the filter. The page is
  * a union of the two roles, each read newest first along its own index and cut at the page's end, so a page reads
  * about its own rows; `merchant_id = $1 or split_merchant_id = $1` read every record of the merchant and sorted
- * them for each page (docs/decisions.md, "Performance: scans that grew with the tables"). A split never names its
- * primary merchant, so the roles never overlap; the second branch says so anyway.
+ * them for each page (docs/decisions.md, Performance: scans that grew with the tables). A split never names its
+ * primary merchant, so the roles never overlap; the second branch says so anyway. A listing is the builder's
+ * (its filters vary), and gives the same `Payment` as a read by id.
  */
 export async function listMerchantPayments(
   db: DbOrTx,

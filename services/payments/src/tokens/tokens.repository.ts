@@ -27,9 +27,15 @@ export async function insertToken(db: DbOrTx, values: NewToken): Promise<Token> 
   return row;
 }
 
-export async function findToken(db: DbOrTx, id: string): Promise<Token | undefined> {
-  const [row] = await db.select().from(tokens).where(eq(tokens.id, id));
-  return row;
+const tokenCodec = tableCodec(tokens);
+
+// A token is read by id one way: a charge reads its card raw on the hot path, so `GET /tokens/{id}` reads the
+// record through the same codec.
+const tokenRow = tokenCodec.pick();
+const FIND_TOKEN = `select ${tokenRow.columns} from tokens where id = $1`;
+
+export function findToken(db: DbOrTx, id: string): Sent<Token | undefined> {
+  return mapSent(send(db, FIND_TOKEN, [id]), ([row]) => row && tokenRow.read(row));
 }
 
 export async function listTokens(
@@ -53,9 +59,8 @@ export async function listTokens(
   return { rows, total: counted?.total ?? 0 };
 }
 
-const tokenCodec = tableCodec(tokens);
-const LOAD_CARD = `select ${tokenCodec.columnList(['id', 'customerId', 'panEnc', 'expiry', 'holder', 'brand', 'last4', 'billingAddress'])}
-  from tokens where id = $1 and account_id = $2`;
+const cardRow = tokenCodec.pick(['id', 'customerId', 'panEnc', 'expiry', 'holder', 'brand', 'last4', 'billingAddress']);
+const LOAD_CARD = `select ${cardRow.columns} from tokens where id = $1 and account_id = $2`;
 
 /**
  * The card of a vault token of this account, decrypted for the processor; undefined when the token does not
@@ -68,7 +73,7 @@ export function loadCardForCharge(
 ): Sent<ChargeableCard | undefined> {
   return mapSent(send(db, LOAD_CARD, [input.tokenId, input.accountId]), ([raw]) => {
     if (!raw) return undefined;
-    const row = tokenCodec.read(raw);
+    const row = cardRow.read(raw);
     return {
       tokenId: row.id,
       customerId: row.customerId,

@@ -1,5 +1,6 @@
 import { type AchReturn, type Processor, paymentResource } from '@pps/payments';
 import type { Db, DbOrTx } from '@pps/shared/db';
+import { withTransaction } from '@pps/shared/db';
 import { writeEvent, writeEvents } from '@pps/shared/events';
 import { post, postMany, reverseLines, settlementLines } from '@pps/shared/ledger';
 import { settlePayments, transitionPayment } from '@pps/shared/states';
@@ -35,7 +36,7 @@ export async function settleBatch(
   deps: SettleBatchDeps,
   input: { now: Date; limit: number; accountId?: string },
 ): Promise<BatchResult> {
-  return deps.db.transaction(async (tx) => {
+  return withTransaction(deps.db, async (tx) => {
     const due = await claimDueRecords(tx, input);
     const result: BatchResult = { claimed: due.length, settled: 0, returned: 0, achFileId: null };
     if (due.length === 0) return result;

@@ -48,8 +48,8 @@ export async function accountsAhead(db: DbOrTx): Promise<string[]> {
  * `(settle_at, id)` for every account, `(account_id, settle_at, id)` for one. Each condition is a value the
  * planner sees: with the account's offset in the condition (`≤ now + offset`) no index could bound it, and every
  * pass read every unsettled record; and since a day's records all settle at the same Pacific midnight, an index
- * without the id had each batch sort every record due (docs/decisions.md, "Performance: scans that grew with the
- * tables").
+ * without the id had each batch sort every record due (docs/decisions.md, Performance: scans that grew with the
+ * tables).
  */
 export function dueRecords(tx: DbOrTx, input: { clock: Date; limit: number; accountId?: string }) {
   return tx

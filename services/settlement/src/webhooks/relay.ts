@@ -1,5 +1,5 @@
 import type { Db, DbOrTx } from '@pps/shared/db';
-import { schema, textArray } from '@pps/shared/db';
+import { schema, textArray, withTransaction } from '@pps/shared/db';
 import { newId } from '@pps/shared/ids';
 import { catalogueJob } from '@pps/shared/queues';
 import type { Queue } from 'bullmq';
@@ -28,7 +28,7 @@ export const deliveryJobId = (delivery: { id: string; redeliveries: number }) =>
  * the events taken off the queue.
  */
 export async function fanOut(deps: RelayDeps): Promise<number> {
-  return deps.db.transaction(async (tx) => {
+  return withTransaction(deps.db, async (tx) => {
     const claimed = await claimUnrelayed(tx, deps.batchSize);
     if (claimed.length === 0) return 0;
     const accountIds = [...new Set(claimed.map((event) => event.accountId))];
@@ -73,7 +73,7 @@ export async function fanOut(deps: RelayDeps): Promise<number> {
  * by id. A join of the queue and the events let the planner merge them along the events' primary key, reading
  * every event ever written to find the few queued: its estimate of the queue comes from the last ANALYZE, which a
  * burst leaves at thousands of rows, so each round cost in proportion to the events table (docs/decisions.md,
- * "Performance: scans that grew with the tables").
+ * Performance: scans that grew with the tables).
  */
 export function claimUnrelayed(db: DbOrTx, limit: number) {
   const queued = db
@@ -96,7 +96,7 @@ export function claimUnrelayed(db: DbOrTx, limit: number) {
  * wait in PostgreSQL until it is back.
  */
 export async function enqueueDeliveries(deps: RelayDeps): Promise<number> {
-  return deps.db.transaction(async (tx) => {
+  return withTransaction(deps.db, async (tx) => {
     const due = await tx
       .select(jobColumns)
       .from(webhookDeliveries)
