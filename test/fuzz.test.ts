@@ -220,5 +220,6 @@ describe('the fuzz suite', () => {
       `seed ${SEED}: ${findings.length} findings\n${shown.join('\n')}`,
     ).toEqual({ findings: 0, tablesChangedByRefusedRequests: [] });
     if (!process.env.FUZZ_RUNS) expect(requests.length).toBeGreaterThanOrEqual(20_000);
-  }, 120_000);
+    // A fixed amount of work (over 20,000 requests): 35 s on a quiet two-core machine, past 120 s on a loaded one.
+  }, 300_000);
 });
