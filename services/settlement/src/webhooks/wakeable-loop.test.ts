@@ -59,8 +59,10 @@ describe('wakeableLoop', () => {
     });
     const loop = wakeableLoop({
       round: async () => {
+        // The round's start, read before it awaits: a late timer under load must not shorten the gap measured.
+        const started = Date.now();
         await new Promise((resolve) => setTimeout(resolve, 1)); // `loop` is assigned once the first round awaits
-        starts.push(Date.now());
+        starts.push(started);
         if (starts.length === 1) loop.wake(); // woken while it runs
         if (starts.length === 3) wokenAgain();
       },
