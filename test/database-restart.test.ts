@@ -129,6 +129,8 @@ async function payOnce(requestId: string, outcomes: Outcome[]): Promise<string> 
 }
 
 const payments = new Map<string, string>();
+/** The event ids the receiver got (`webhook-id`), retries included. */
+const delivered = () => new Set(receiver.at('/hooks').map((entry) => entry.headers['webhook-id']));
 
 describe('a PostgreSQL restart under load', () => {
   it('keeps the process up, answers 201 or 503, and stores every payment once', async () => {
@@ -171,7 +173,6 @@ describe('a PostgreSQL restart under load', () => {
   it('delivers every event of those payments', async () => {
     const expected = await sql`select id from events where type = 'payment.created'`;
     expect(expected.length).toBe(payments.size);
-    const delivered = () => new Set(receiver.at('/hooks').map((entry) => entry.headers['webhook-id']));
     await waitFor(() => expected.every((row) => delivered().has(row.id)), {
       timeoutMs: 30_000,
       what: 'every event delivered',
@@ -220,7 +221,6 @@ describe('a PostgreSQL restart under load', () => {
     );
     const completed = await sql`select id from events where type = 'payment.completed'`;
     expect(completed.length).toBe(payments.size);
-    const delivered = () => new Set(receiver.at('/hooks').map((entry) => entry.headers['webhook-id']));
     await waitFor(() => completed.every((row) => delivered().has(row.id)), {
       timeoutMs: 30_000,
       what: 'every completion delivered',
