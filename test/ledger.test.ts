@@ -39,10 +39,31 @@ describe('ledger against PostgreSQL', () => {
     });
     const achCapture = captureLines({ rail: 'ach', merchantId: primary, gross: 2_000, grossMinusNet: fees(2_000) });
 
-    const postingId = await post(stack.db, { accountId, paymentId: 'pay_l1', kind: 'capture', lines: first, now });
+    const postingId = await post(stack.db, {
+      accountId,
+      paymentId: 'pay_l1',
+      merchantId: 'mer_ledger_primary',
+      kind: 'capture',
+      lines: first,
+      now,
+    });
     expect(postingId).toMatch(/^lp_/);
-    await post(stack.db, { accountId, paymentId: 'pay_l2', kind: 'capture', lines: second, now });
-    await post(stack.db, { accountId, paymentId: 'pay_l3', kind: 'capture', lines: achCapture, now });
+    await post(stack.db, {
+      accountId,
+      paymentId: 'pay_l2',
+      merchantId: 'mer_ledger_primary',
+      kind: 'capture',
+      lines: second,
+      now,
+    });
+    await post(stack.db, {
+      accountId,
+      paymentId: 'pay_l3',
+      merchantId: 'mer_ledger_primary',
+      kind: 'capture',
+      lines: achCapture,
+      now,
+    });
 
     // fees: 10000 → 320, 5000 → 175, 2000 → 88
     expect(await balanceOf(stack.db, ledgerAccounts.pending(primary))).toBe(9_680 + 3_825 + 1_912);
@@ -55,10 +76,18 @@ describe('ledger against PostgreSQL', () => {
     expect(await balanceOf(stack.db, ledgerAccounts.fees, { accountId: 'acct_other' })).toBe(0);
 
     // A void is the exact reversal; settlement moves pending to available.
-    await post(stack.db, { accountId, paymentId: 'pay_l2', kind: 'void', lines: reverseLines(second), now });
+    await post(stack.db, {
+      accountId,
+      paymentId: 'pay_l2',
+      merchantId: 'mer_ledger_primary',
+      kind: 'void',
+      lines: reverseLines(second),
+      now,
+    });
     await post(stack.db, {
       accountId,
       paymentId: 'pay_l1',
+      merchantId: 'mer_ledger_primary',
       kind: 'settlement',
       lines: settlementLines({ merchantId: primary, amount: 9_680 }),
       now,
@@ -83,10 +112,18 @@ describe('ledger against PostgreSQL', () => {
       grossMinusNet: fees(1_000),
       split: { merchantId: 'mer_ledger_y', amount: 100 },
     });
-    const capture = await post(stack.db, { accountId, paymentId: 'pay_l4', kind: 'capture', lines, now });
+    const capture = await post(stack.db, {
+      accountId,
+      paymentId: 'pay_l4',
+      merchantId: 'mer_ledger_x',
+      kind: 'capture',
+      lines,
+      now,
+    });
     const reversal = await post(stack.db, {
       accountId,
       paymentId: 'pay_l4',
+      merchantId: 'mer_ledger_primary',
       kind: 'void',
       lines: reverseLines(lines),
       now,
@@ -113,12 +150,20 @@ describe('ledger against PostgreSQL', () => {
   it('skips zero lines, and a posting of only zeros writes nothing', async () => {
     const lines = captureLines({ rail: 'card', merchantId: 'mer_ledger_z', gross: 500, grossMinusNet: 45 });
     const withZero = [...lines, { ledgerAccount: ledgerAccounts.available('mer_ledger_z'), amount: 0 }];
-    await post(stack.db, { accountId, paymentId: 'pay_l5', kind: 'capture', lines: withZero, now });
+    await post(stack.db, {
+      accountId,
+      paymentId: 'pay_l5',
+      merchantId: 'mer_ledger_primary',
+      kind: 'capture',
+      lines: withZero,
+      now,
+    });
     expect(await entriesForPayment(stack.db, 'pay_l5')).toHaveLength(3);
     const before = await entryCount();
     const id = await post(stack.db, {
       accountId,
       paymentId: 'pay_l5',
+      merchantId: 'mer_ledger_primary',
       kind: 'settlement',
       lines: settlementLines({ merchantId: 'mer_ledger_z', amount: 0 }),
       now,
@@ -145,9 +190,9 @@ describe('ledger against PostgreSQL', () => {
       ],
     ];
     for (const lines of attempts) {
-      await expect(post(stack.db, { accountId, paymentId: 'pay_bad', kind: 'capture', lines, now })).rejects.toThrow(
-        /ledger posting refused/,
-      );
+      await expect(
+        post(stack.db, { accountId, paymentId: 'pay_bad', merchantId: 'mer_ledger_x', kind: 'capture', lines, now }),
+      ).rejects.toThrow(/ledger posting refused/);
     }
     expect(await entryCount()).toBe(before);
     expect(await entriesForPayment(stack.db, 'pay_bad')).toEqual([]);
@@ -157,7 +202,7 @@ describe('ledger against PostgreSQL', () => {
     const lines = captureLines({ rail: 'card', merchantId: 'mer_ledger_tx', gross: 700, grossMinusNet: fees(700) });
     await expect(
       withTransaction(stack.db, async (tx) => {
-        await post(tx, { accountId, paymentId: 'pay_l6', kind: 'capture', lines, now });
+        await post(tx, { accountId, paymentId: 'pay_l6', merchantId: 'mer_ledger_x', kind: 'capture', lines, now });
         throw new Error('state change failed');
       }),
     ).rejects.toThrow('state change failed');

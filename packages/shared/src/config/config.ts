@@ -116,6 +116,12 @@ export const configSchema = z.object({
   SETTLEMENT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   SETTLEMENT_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
   SETTLEMENT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /** The least an automatic payout pays, in cents: a smaller (or negative) available balance is carried forward. */
+  PAYOUT_MINIMUM: z.coerce.number().int().min(1).max(100_000_000).default(100),
+  /** How often the payout run looks for merchants due (it pays each merchant at most once a business day). */
+  PAYOUT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /** Merchants a payout run takes per transaction. */
+  PAYOUT_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(1000),
   /** NACHA file header and batch fields of the platform as originator (sandbox values by default). */
   ACH_ODFI_ROUTING: z
     .string()

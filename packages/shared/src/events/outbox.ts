@@ -13,6 +13,9 @@ export const eventTypes = [
   'merchant.created',
   'merchant.updated',
   'merchant.status_changed',
+  'payout.created',
+  'payout.paid',
+  'payout.failed',
   'webhook.test',
 ] as const;
 export type EventType = (typeof eventTypes)[number];

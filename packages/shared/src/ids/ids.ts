@@ -15,6 +15,8 @@ export const idPrefixes = {
   batch: 'bat',
   achFile: 'ach',
   ledgerPosting: 'lp',
+  balanceTransaction: 'txn',
+  payout: 'po',
   request: 'req',
 } as const;
 

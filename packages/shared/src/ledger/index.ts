@@ -1,2 +1,3 @@
+export * from './balance-transactions';
 export * from './ledger';
 export * from './lines';

@@ -1,14 +1,16 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import { type Part, send } from '../db/raw';
+import { type Part, sendTogether } from '../db/raw';
 import { type LedgerEntry, ledgerEntries, type PostingKind } from '../db/schema/ledger';
 import { texts } from '../db/unnest';
 import { newId } from '../ids';
-import { type LedgerLine, unbalancedReason } from './lines';
+import { balanceTransactionsOf, type PostingOf } from './balance-transactions';
+import { unbalancedReason } from './lines';
 
 export type { LedgerEntry, PostingKind };
 
-export type PostInput = { accountId: string; paymentId: string; kind: PostingKind; lines: LedgerLine[]; now: Date };
+/** A posting to write: balanced lines, the record that moves the money and its merchant (docs/design.md). */
+export type PostInput = PostingOf;
 
 /**
  * Writes one balanced posting and returns its id. Call it with the transaction that makes the state change.
@@ -28,8 +30,8 @@ export async function post(tx: DbOrTx, input: PostInput): Promise<string> {
  * postings land whole or not at all, even outside a transaction.
  */
 export async function postMany(tx: DbOrTx, inputs: PostInput[]): Promise<string[]> {
-  const { ids, part } = postingsPart(inputs);
-  if (part) await send(tx, part.text, part.params);
+  const { ids, parts } = postingsPart(inputs);
+  if (parts.length > 0) await sendTogether(tx, parts);
   return ids;
 }
 
@@ -39,11 +41,22 @@ const INSERT_ENTRIES = `
   from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
     as entry(posting_id, account_id, payment_id, kind, ledger_account, amount, created_at)`;
 
+const INSERT_BALANCE_TRANSACTIONS = `
+  insert into balance_transactions (id, account_id, merchant_id, type, amount, fee, net, source_id, posting_id, status,
+    available_on, payout_id, created_at)
+  select id, account_id, merchant_id, type, amount::bigint, fee::bigint, net::bigint, source_id, posting_id, status,
+    available_on::timestamptz, payout_id, created_at::timestamptz
+  from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+    $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
+    as bt(id, account_id, merchant_id, type, amount, fee, net, source_id, posting_id, status, available_on, payout_id,
+      created_at)`;
+
 /**
- * The postings as one write to send with others (`sendTogether`), and their ids; no write when every line is zero.
- * Throws when a posting is unbalanced.
+ * The postings as writes to send with others (`sendTogether`), and their ids: the ledger entries and the balance
+ * transactions they make (`balanceTransactionsOf`), which so land together or not at all; no write when every line
+ * is zero. Throws when a posting is unbalanced.
  */
-export function postingsPart(inputs: PostInput[]): { ids: string[]; part: Part | undefined } {
+export function postingsPart(inputs: PostInput[]): { ids: string[]; parts: Part[] } {
   for (const input of inputs) {
     const reason = unbalancedReason(input.lines);
     if (reason) throw new Error(`ledger posting refused (${input.kind} of ${input.paymentId}): ${reason}`);
@@ -52,8 +65,11 @@ export function postingsPart(inputs: PostInput[]): { ids: string[]; part: Part |
   const rows = inputs.flatMap((input, index) =>
     input.lines.filter((line) => line.amount !== 0).map((line) => ({ postingId: ids[index]!, input, line })),
   );
-  if (rows.length === 0) return { ids, part: undefined };
-  const params = [
+  if (rows.length === 0) return { ids, parts: [] };
+  const moves = inputs.flatMap((input, index) =>
+    balanceTransactionsOf(input).map((bt) => ({ ...bt, postingId: ids[index]!, input })),
+  );
+  const entries = [
     texts(rows.map((row) => row.postingId)),
     texts(rows.map((row) => row.input.accountId)),
     texts(rows.map((row) => row.input.paymentId)),
@@ -62,7 +78,25 @@ export function postingsPart(inputs: PostInput[]): { ids: string[]; part: Part |
     texts(rows.map((row) => row.line.amount)),
     texts(rows.map((row) => row.input.now.toISOString())),
   ];
-  return { ids, part: { text: INSERT_ENTRIES, params } };
+  const parts: Part[] = [{ text: INSERT_ENTRIES, params: entries }];
+  if (moves.length === 0) return { ids, parts };
+  const balanceTransactions = [
+    texts(moves.map((move) => newId('balanceTransaction', move.input.now.getTime()))),
+    texts(moves.map((move) => move.input.accountId)),
+    texts(moves.map((move) => move.merchantId)),
+    texts(moves.map((move) => move.type)),
+    texts(moves.map((move) => move.amount)),
+    texts(moves.map((move) => move.fee)),
+    texts(moves.map((move) => move.net)),
+    texts(moves.map((move) => move.input.paymentId)),
+    texts(moves.map((move) => move.postingId)),
+    texts(moves.map((move) => move.status)),
+    texts(moves.map((move) => move.availableOn.toISOString())),
+    texts(moves.map((move) => move.payoutId)),
+    texts(moves.map((move) => move.input.now.toISOString())),
+  ];
+  parts.push({ text: INSERT_BALANCE_TRANSACTIONS, params: balanceTransactions });
+  return { ids, parts };
 }
 
 /** The balance of a ledger account in cents: the sum of its entries (optionally of one platform account). */

@@ -11,11 +11,24 @@ export type MerchantBucket = 'pending' | 'available';
 export const ledgerAccounts = {
   pending: (merchantId: string) => `merchant:${merchantId}:pending`,
   available: (merchantId: string) => `merchant:${merchantId}:available`,
+  /** Paid out, on its way to the merchant's bank. */
+  inTransit: (merchantId: string) => `merchant:${merchantId}:in_transit`,
   fees: 'operator:fees',
   external: (rail: Rail) => `external:${rail}`,
+  /** The merchants' banks, where payouts go. */
+  bank: 'external:bank',
 } as const;
 
-const LEDGER_ACCOUNT = /^(?:merchant:[^:\s]+:(?:pending|available)|operator:fees|external:(?:card|ach))$/;
+const LEDGER_ACCOUNT =
+  /^(?:merchant:[^:\s]+:(?:pending|available|in_transit)|operator:fees|external:(?:card|ach|bank))$/;
+
+/** A merchant ledger account's merchant and balance, or null for any other account. */
+export function merchantAccountOf(
+  ledgerAccount: string,
+): { merchantId: string; bucket: MerchantBucket | 'in_transit' } | null {
+  const match = /^merchant:([^:\s]+):(pending|available|in_transit)$/.exec(ledgerAccount);
+  return match ? { merchantId: match[1]!, bucket: match[2] as MerchantBucket | 'in_transit' } : null;
+}
 
 /** True for a name `ledgerAccounts` can produce; posting anything else is a bug. */
 export const isLedgerAccount = (name: string) => LEDGER_ACCOUNT.test(name);
@@ -91,6 +104,33 @@ export function settlementLines(input: { merchantId: string; amount: number }): 
   if (!Number.isSafeInteger(input.amount)) throw new RangeError('amount must be integer cents');
   return [
     { ledgerAccount: ledgerAccounts.pending(input.merchantId), amount: -input.amount },
+    { ledgerAccount: ledgerAccounts.available(input.merchantId), amount: input.amount },
+  ];
+}
+
+/** A payout made: the merchant's available balance goes in transit to its bank. */
+export function payoutLines(input: { merchantId: string; amount: number }): LedgerLine[] {
+  assertCents('amount', input.amount);
+  return [
+    { ledgerAccount: ledgerAccounts.available(input.merchantId), amount: -input.amount },
+    { ledgerAccount: ledgerAccounts.inTransit(input.merchantId), amount: input.amount },
+  ];
+}
+
+/** A payout's deposit reached the merchant's bank: the money leaves the platform. */
+export function payoutDepositLines(input: { merchantId: string; amount: number }): LedgerLine[] {
+  assertCents('amount', input.amount);
+  return [
+    { ledgerAccount: ledgerAccounts.inTransit(input.merchantId), amount: -input.amount },
+    { ledgerAccount: ledgerAccounts.bank, amount: input.amount },
+  ];
+}
+
+/** The bank returned a payout's deposit: the money is back in the merchant's available balance. */
+export function payoutFailureLines(input: { merchantId: string; amount: number }): LedgerLine[] {
+  assertCents('amount', input.amount);
+  return [
+    { ledgerAccount: ledgerAccounts.bank, amount: -input.amount },
     { ledgerAccount: ledgerAccounts.available(input.merchantId), amount: input.amount },
   ];
 }

@@ -29,9 +29,15 @@ export function recordNewPayment(ctx: ServiceContext, values: NewPayment, outcom
     }),
   ];
   if (outcome.approved) {
-    const capture = { accountId: ctx.accountId, paymentId: payment.id, kind: 'capture' as const, now };
-    const posting = postingsPart([{ ...capture, lines: outcome.capture }]).part;
-    if (posting) writes.push(posting);
+    const capture = {
+      accountId: ctx.accountId,
+      paymentId: payment.id,
+      merchantId: payment.merchantId,
+      kind: 'capture' as const,
+      now,
+      availableOn: payment.settleAt ?? now,
+    };
+    writes.push(...postingsPart([{ ...capture, lines: outcome.capture }]).parts);
   }
   ctx.log.info(
     { paymentId: payment.id, merchantId: payment.merchantId, requestType: payment.requestType, status: payment.status },

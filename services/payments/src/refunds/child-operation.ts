@@ -126,7 +126,16 @@ export async function recordChildOperation(
     updatedAt: now,
   };
   const child = await insertPayment(ctx.db, values);
-  await post(ctx.db, { accountId: ctx.accountId, paymentId: child.id, kind: posting.kind, lines: posting.lines, now });
+  await post(ctx.db, {
+    accountId: ctx.accountId,
+    paymentId: child.id,
+    merchantId: parent.merchantId,
+    kind: posting.kind,
+    lines: posting.lines,
+    now,
+    // What stays pending settles with the child's own record, or with the parent's when it is carried along.
+    availableOn: child.settleAt ?? parent.settleAt ?? now,
+  });
 
   const resource = paymentResource(child, [], now);
   await writeEvent(ctx.db, {

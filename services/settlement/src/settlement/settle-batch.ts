@@ -1,4 +1,5 @@
 import { type AchReturn, type Processor, paymentResource } from '@pps/payments';
+import { groupBy } from '@pps/shared/collections';
 import type { Db, DbOrTx } from '@pps/shared/db';
 import { withTransaction } from '@pps/shared/db';
 import { writeEvent, writeEvents } from '@pps/shared/events';
@@ -73,6 +74,7 @@ export async function settleBatch(
         postings.push({
           accountId: payment.accountId,
           paymentId: payment.id,
+          merchantId: payment.merchantId,
           kind: 'settlement' as const,
           lines: moved.flatMap(settlementLines),
           now: at,
@@ -108,6 +110,7 @@ async function returnAch(tx: DbOrTx, payment: Payment, achReturn: AchReturn, at:
     await post(tx, {
       accountId: payment.accountId,
       paymentId: payment.id,
+      merchantId: payment.merchantId,
       kind: 'ach_return',
       lines: reverseLines(capture),
       now: at,
@@ -125,16 +128,6 @@ async function returnAch(tx: DbOrTx, payment: Payment, achReturn: AchReturn, at:
     resource: paymentResource(failed, [], at),
     previousStatus: payment.status,
   });
-}
-
-function groupBy<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const row of rows) {
-    const group = groups.get(key(row));
-    if (group) group.push(row);
-    else groups.set(key(row), [row]);
-  }
-  return groups;
 }
 
 function mergeByMerchant(rows: { merchantId: string; amount: number }[]) {

@@ -9,6 +9,7 @@ export * from './idempotency';
 export * from './ledger';
 export * from './merchants';
 export * from './payments';
+export * from './payouts';
 export * from './settlement';
 export * from './tokens';
 export * from './webhooks';

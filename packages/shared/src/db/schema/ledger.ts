@@ -10,6 +10,12 @@ export const postingKinds = [
   'second_split',
   'settlement',
   'ach_return',
+  /** A payout made: the merchant's available balance → in transit. */
+  'payout',
+  /** A payout's deposit reached the bank (paid, or returned afterwards): in transit → external:bank. */
+  'payout_deposit',
+  /** A deposit the bank returned: external:bank → the merchant's available balance. */
+  'payout_failure',
 ] as const;
 export type PostingKind = (typeof postingKinds)[number];
 

@@ -49,6 +49,8 @@ export const achFiles = pgTable(
     totalDebit: cents('total_debit'),
     totalCredit: cents('total_credit'),
     paymentIds: jsonb('payment_ids').$type<string[]>().notNull(),
+    /** The payouts whose credits the file carries (a payout run's file). */
+    payoutIds: jsonb('payout_ids').$type<string[]>().notNull().default([]),
     /** The NACHA file, encrypted (AES-256-GCM, DATA_ENCRYPTION_KEYS): it holds full account numbers. */
     contentEnc: text('content').notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),

@@ -1,0 +1,171 @@
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { addBusinessDays } from '../clock/business-days';
+import { pacificDate } from '../clock/pacific';
+import { groupBy } from '../collections';
+import type { DbOrTx } from '../db/client';
+import { balanceTransactions, merchantBankAccounts, type Payout, payouts } from '../db/schema';
+import { textArray } from '../db/unnest';
+import { writeEvents } from '../events/outbox';
+import { newId } from '../ids';
+import { postMany } from '../ledger/ledger';
+import { payoutLines } from '../ledger/lines';
+import { payoutResource } from './payout-resource';
+
+export type PayoutRequest = {
+  accountId: string;
+  merchantId: string;
+  /** The account's clock: the payout's `createdAt`, and the day its arrival date counts from. */
+  now: Date;
+  method: 'automatic' | 'manual';
+  /** A manual payout's amount in cents; without it the whole available balance is paid. */
+  amount?: number;
+  /**
+   * Automatic payouts with a delay: only money available on or before this instant is paid (the merchant's
+   * `delayDays`); what takes money away (refunds, returns) is always counted, so a payout never overdraws.
+   */
+  availableBefore?: Date;
+  requestId?: string | null;
+};
+
+export type PayoutSkipReason = 'below_minimum' | 'insufficient_available_balance' | 'no_bank_account';
+
+export type PayoutOutcome =
+  | { merchantId: string; created: true; payout: Payout }
+  | { merchantId: string; created: false; reason: PayoutSkipReason; available: number };
+
+/**
+ * Pays out merchants' available balances (docs/design.md, Payouts), set-based: a handful of statements whatever
+ * the number of merchants. For each request: the merchant's available balance transactions no payout carried yet
+ * (with a delay, the ones old enough) plus what its previous payout carried forward; an automatic payout pays that
+ * whole amount when it is at least `minimum` (else nothing: it is carried forward), a manual one its `amount` (at most
+ * that). A payout writes its record with the bank account in force, carries those balance transactions (their
+ * `payoutId`), posts available → in transit and queues `payout.created`.
+ *
+ * The caller holds each merchant's payout schedule row locked (`FOR UPDATE`, or `SKIP LOCKED` in the payout run),
+ * in the transaction it passes: payouts of one merchant are made one at a time, so none carries a row twice and
+ * the carried rows always add up to the ledger's available balance.
+ */
+export async function createPayouts(
+  tx: DbOrTx,
+  requests: PayoutRequest[],
+  options: { minimum: number },
+): Promise<PayoutOutcome[]> {
+  if (requests.length === 0) return [];
+  const merchantIds = textArray(requests.map((request) => request.merchantId));
+  const unpaid = await tx
+    .select({
+      id: balanceTransactions.id,
+      merchantId: balanceTransactions.merchantId,
+      net: balanceTransactions.net,
+      availableOn: balanceTransactions.availableOn,
+    })
+    .from(balanceTransactions)
+    .where(
+      and(
+        sql`${balanceTransactions.merchantId} = any(${merchantIds})`,
+        eq(balanceTransactions.status, 'available'),
+        isNull(balanceTransactions.payoutId),
+      ),
+    );
+  const previous = await tx
+    .selectDistinctOn([payouts.merchantId], { merchantId: payouts.merchantId, carried: payouts.carriedForward })
+    .from(payouts)
+    .where(sql`${payouts.merchantId} = any(${merchantIds})`)
+    .orderBy(payouts.merchantId, desc(payouts.createdAt), desc(payouts.id));
+  const banks = await tx
+    .select()
+    .from(merchantBankAccounts)
+    .where(
+      and(sql`${merchantBankAccounts.merchantId} = any(${merchantIds})`, isNull(merchantBankAccounts.supersededAt)),
+    );
+
+  const rowsOf = groupBy(unpaid, (row) => row.merchantId);
+  const broughtOf = new Map(previous.map((row) => [row.merchantId, row.carried]));
+  const bankOf = new Map(banks.map((bank) => [bank.merchantId, bank]));
+
+  const outcomes: PayoutOutcome[] = [];
+  const made: { payout: Payout; carries: string[] }[] = [];
+  for (const request of requests) {
+    const { merchantId } = request;
+    const brought = broughtOf.get(merchantId) ?? 0;
+    const all = rowsOf.get(merchantId) ?? [];
+    const carries = request.availableBefore
+      ? all.filter((row) => row.net < 0 || row.availableOn <= request.availableBefore!)
+      : all;
+    const available = brought + carries.reduce((sum, row) => sum + row.net, 0);
+    const amount = request.method === 'manual' ? (request.amount ?? available) : available;
+    const bank = bankOf.get(merchantId);
+    const reason: PayoutSkipReason | null =
+      request.method === 'automatic'
+        ? amount < options.minimum
+          ? 'below_minimum'
+          : null
+        : amount <= 0 || amount > available
+          ? 'insufficient_available_balance'
+          : null;
+    if (reason || !bank) {
+      outcomes.push({ merchantId, created: false, reason: reason ?? 'no_bank_account', available });
+      continue;
+    }
+    const payout: Payout = {
+      id: newId('payout', request.now.getTime()),
+      accountId: request.accountId,
+      merchantId,
+      amount,
+      currency: 'USD',
+      status: 'pending',
+      method: request.method,
+      arrivalDate: addBusinessDays(pacificDate(request.now), 1),
+      bankAccountId: bank.id,
+      bankLast4: bank.last4,
+      routingLast4: bank.routingLast4,
+      broughtForward: brought,
+      carriedForward: available - amount,
+      achFileId: null,
+      traceNumber: null,
+      failureCode: null,
+      failureMessage: null,
+      requestId: request.requestId ?? null,
+      paidAt: null,
+      failedAt: null,
+      createdAt: request.now,
+      updatedAt: request.now,
+    };
+    made.push({ payout, carries: carries.map((row) => row.id) });
+    outcomes.push({ merchantId, created: true, payout });
+  }
+  if (made.length === 0) return outcomes;
+
+  await tx.insert(payouts).values(made.map(({ payout }) => payout));
+  const carried = made.flatMap(({ payout, carries }) => carries.map((id) => ({ id, payoutId: payout.id })));
+  if (carried.length > 0) {
+    // An update from a set of (row, payout) pairs: the query builder has no UPDATE … FROM unnest.
+    await tx.execute(sql`
+      update ${balanceTransactions} set payout_id = carried.payout_id
+      from unnest(${textArray(carried.map((row) => row.id))}, ${textArray(carried.map((row) => row.payoutId))})
+        as carried(id, payout_id)
+      where ${balanceTransactions.id} = carried.id`);
+  }
+  await postMany(
+    tx,
+    made.map(({ payout }) => ({
+      accountId: payout.accountId,
+      paymentId: payout.id,
+      merchantId: payout.merchantId,
+      kind: 'payout' as const,
+      lines: payoutLines({ merchantId: payout.merchantId, amount: payout.amount }),
+      now: payout.createdAt,
+    })),
+  );
+  await writeEvents(
+    tx,
+    made.map(({ payout }) => ({
+      accountId: payout.accountId,
+      type: 'payout.created' as const,
+      resource: payoutResource(payout),
+      previousStatus: null,
+      requestId: payout.requestId,
+    })),
+  );
+  return outcomes;
+}

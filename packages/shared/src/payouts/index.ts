@@ -1,0 +1,2 @@
+export * from './create-payouts';
+export * from './payout-resource';
