@@ -1,5 +1,8 @@
+import { sql } from 'drizzle-orm';
+import type { DbOrTx } from '../db/client';
 import type { PostingKind } from '../db/schema/ledger';
-import type { BalanceTransactionStatus, BalanceTransactionType } from '../db/schema/payouts';
+import { type BalanceTransactionStatus, type BalanceTransactionType, balanceTransactions } from '../db/schema/payouts';
+import { textArray } from '../db/unnest';
 import { type LedgerLine, ledgerAccounts, merchantAccountOf } from './lines';
 
 /** A posting as `postingsPart` receives it (the fields this module reads). */
@@ -93,4 +96,18 @@ export function balanceTransactionsOf(posting: PostingOf): BalanceTransactionRow
     });
   }
   return rows;
+}
+
+/**
+ * Turns the pending balance transactions of these records `available` (at settlement, at the instant each settled;
+ * for a void or an ACH return, the capture they cancel), one statement for any number of records.
+ */
+export async function makeAvailable(tx: DbOrTx, records: { sourceId: string; at: Date }[]): Promise<void> {
+  if (records.length === 0) return;
+  // An update from a set of (record, instant) pairs: the query builder has no UPDATE … FROM unnest.
+  await tx.execute(sql`
+    update ${balanceTransactions} set status = 'available', available_on = settled.at::timestamptz
+    from unnest(${textArray(records.map((r) => r.sourceId))}, ${textArray(records.map((r) => r.at.toISOString()))})
+      as settled(source_id, at)
+    where ${balanceTransactions.sourceId} = settled.source_id and ${balanceTransactions.status} = 'pending'`);
 }

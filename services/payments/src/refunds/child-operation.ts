@@ -2,7 +2,14 @@ import { settleAtFor } from '@pps/shared/clock';
 import { type EventType, writeEvent } from '@pps/shared/events';
 import { ownedBy, type ServiceContext } from '@pps/shared/http';
 import { isId, newId } from '@pps/shared/ids';
-import { type LedgerLine, type MerchantBucket, type PostingKind, post, type Rail } from '@pps/shared/ledger';
+import {
+  type LedgerLine,
+  type MerchantBucket,
+  makeAvailable,
+  type PostingKind,
+  post,
+  type Rail,
+} from '@pps/shared/ledger';
 import { type PaymentStatus, type TransitionColumns, transitionPayment } from '@pps/shared/states';
 import type { OperationResult } from '../idempotency/idempotency';
 import { paymentDocument, paymentResource } from '../payments/payments.presenter';
@@ -136,6 +143,8 @@ export async function recordChildOperation(
     // What stays pending settles with the child's own record, or with the parent's when it is carried along.
     availableOn: child.settleAt ?? parent.settleAt ?? now,
   });
+  // A void cancels the capture before it settles: neither is left pending (they net zero in available).
+  if (posting.kind === 'void') await makeAvailable(ctx.db, [{ sourceId: parent.id, at: now }]);
 
   const resource = paymentResource(child, [], now);
   await writeEvent(ctx.db, {

@@ -3,7 +3,7 @@ import { groupBy } from '@pps/shared/collections';
 import type { Db, DbOrTx } from '@pps/shared/db';
 import { withTransaction } from '@pps/shared/db';
 import { writeEvent, writeEvents } from '@pps/shared/events';
-import { post, postMany, reverseLines, settlementLines } from '@pps/shared/ledger';
+import { makeAvailable, post, postMany, reverseLines, settlementLines } from '@pps/shared/ledger';
 import { settlePayments, transitionPayment } from '@pps/shared/states';
 import { type AchFileDeps, writeAchFile } from './ach-file';
 import { BatchTotals } from './batch-totals';
@@ -65,11 +65,13 @@ export async function settleBatch(
     const totals = new BatchTotals();
     const postings = [];
     const events = [];
+    const madeAvailable = [];
     for (const [index, { payment: updated, statusChanged }] of settled.entries()) {
       const { payment, at } = toSettle[index]!;
       const kids = children.get(payment.id) ?? [];
       const family = [payment, ...kids.filter(carried)];
       const moved = mergeByMerchant(family.flatMap((record) => held.get(record.id) ?? []));
+      madeAvailable.push(...family.map((record) => ({ sourceId: record.id, at })));
       if (moved.length > 0) {
         postings.push({
           accountId: payment.accountId,
@@ -91,6 +93,7 @@ export async function settleBatch(
       }
     }
     await postMany(tx, postings);
+    await makeAvailable(tx, madeAvailable);
     await writeEvents(tx, events);
     await addToSettlementBatches(tx, totals.deltas(), input.now);
     result.settled = settled.length;
@@ -115,6 +118,8 @@ async function returnAch(tx: DbOrTx, payment: Payment, achReturn: AchReturn, at:
       lines: reverseLines(capture),
       now: at,
     });
+    // The capture's money never becomes available: its balance transactions and the return's net zero there.
+    await makeAvailable(tx, [{ sourceId: payment.id, at }]);
   }
   const failed = await transitionPayment(tx, {
     payment,
