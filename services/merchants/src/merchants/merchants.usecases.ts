@@ -8,6 +8,7 @@ import { type schema, withTransaction } from '@pps/shared/db';
 import { type ServiceContext, validationError } from '@pps/shared/http';
 import { newId } from '@pps/shared/ids';
 import { addBankAccountVersion } from '../bank-accounts/bank-accounts.repository';
+import { insertDefaultSchedule } from '../payout-schedules/payout-schedules.repository';
 import { ageProblem, digitsOf, phoneDigits } from '../validation';
 import { assertNotClosed, presentMerchant, recordMerchantEvent, requireMerchant } from './merchants.access';
 import { duplicateMerchant } from './merchants.errors';
@@ -107,6 +108,7 @@ export async function createMerchant({
       taxIdField,
     );
     await addBankAccountVersion(tx, secrets.cipher, { merchantId: row.id, bank: bankInfo, now });
+    await insertDefaultSchedule(tx, { merchantId: row.id, accountId: ctx.accountId, now });
     ctx.log.info({ merchantId: row.id, status }, 'merchant created');
     return recordMerchantEvent(tx, { type: 'merchant.created', row, requestId: ctx.requestId });
   });
