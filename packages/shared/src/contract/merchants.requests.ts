@@ -204,7 +204,10 @@ const unlessMissing = (message: string) => (issue: { input?: unknown }) =>
 
 /** A whole number within bounds; a string, a decimal or anything outside is `invalid_field` with `message`. */
 const boundedInteger = (message: string, min: number, max: number) =>
-  z.int({ error: unlessMissing(message) }).min(min, message).max(max, message);
+  z
+    .int({ error: unlessMissing(message) })
+    .min(min, message)
+    .max(max, message);
 
 /**
  * PUT /merchants/{id}/payout-schedule: the whole schedule (docs/api.md, Payout schedule). An anchor belongs to its
@@ -224,7 +227,9 @@ export const payoutScheduleBody = requestEnvelope(
         .openapi({ description: 'The weekday of a weekly payout; required for weekly, refused otherwise' }),
       monthlyAnchor: boundedInteger('monthlyAnchor must be an integer from 1 to 31', 1, 31)
         .nullish()
-        .openapi({ description: 'The day of the month (1–31) of a monthly payout; required for monthly, refused otherwise' }),
+        .openapi({
+          description: 'The day of the month (1–31) of a monthly payout; required for monthly, refused otherwise',
+        }),
       delayDays: boundedInteger('delayDays must be an integer from 0 to 30', 0, 30)
         .default(0)
         .openapi({ description: 'Days money waits once available before an automatic payout takes it' }),

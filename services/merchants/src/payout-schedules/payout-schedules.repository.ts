@@ -5,7 +5,10 @@ const { payoutSchedules } = schema;
 
 export type PayoutScheduleRow = schema.PayoutSchedule;
 /** What a client sets of a schedule (PUT /merchants/{id}/payout-schedule); `lastRunOn` is the payout run's. */
-export type PayoutScheduleSettings = Pick<PayoutScheduleRow, 'interval' | 'weeklyAnchor' | 'monthlyAnchor' | 'delayDays'>;
+export type PayoutScheduleSettings = Pick<
+  PayoutScheduleRow,
+  'interval' | 'weeklyAnchor' | 'monthlyAnchor' | 'delayDays'
+>;
 
 /** A new merchant's payout schedule: the default, daily with no delay (docs/design.md, Payouts). */
 export async function insertDefaultSchedule(
