@@ -225,11 +225,9 @@ export const payoutScheduleBody = requestEnvelope(
         .enum(weekdays, { error: unlessMissing(`weeklyAnchor must be one of ${weekdays.join(', ')}`) })
         .nullish()
         .openapi({ description: 'The weekday of a weekly payout; required for weekly, refused otherwise' }),
-      monthlyAnchor: boundedInteger('monthlyAnchor must be an integer from 1 to 31', 1, 31)
-        .nullish()
-        .openapi({
-          description: 'The day of the month (1–31) of a monthly payout; required for monthly, refused otherwise',
-        }),
+      monthlyAnchor: boundedInteger('monthlyAnchor must be an integer from 1 to 31', 1, 31).nullish().openapi({
+        description: 'The day of the month (1–31) of a monthly payout; required for monthly, refused otherwise',
+      }),
       delayDays: boundedInteger('delayDays must be an integer from 0 to 30', 0, 30)
         .default(0)
         .openapi({ description: 'Days money waits once available before an automatic payout takes it' }),
