@@ -1,12 +1,14 @@
 import { parseArgs } from 'node:util';
 import { createAccount, setAccountStatus } from '@pps/gateway';
 import { changeMerchantStatus, updateMerchantFeatures } from '@pps/merchants';
+import { listPayouts } from '@pps/payments';
 import { systemClock } from '@pps/shared/clock';
 import { loadConfig } from '@pps/shared/config';
 import { createDatabase, runMigrations } from '@pps/shared/db';
 import { OPERATOR_ACCOUNT_ID, type ServiceContext } from '@pps/shared/http';
 import { newId } from '@pps/shared/ids';
 import { createLogger } from '@pps/shared/logger';
+import { formatCents } from '@pps/shared/money';
 import { isMerchantStatus } from '@pps/shared/states';
 
 /**
@@ -15,12 +17,14 @@ import { isMerchantStatus } from '@pps/shared/states';
  *   npm run cli -- accounts:status --id acct_… --status disabled
  *   npm run cli -- merchants:status --id mer_… --status suspended --reason "chargebacks"
  *   npm run cli -- merchants:features --id mer_… --second-split true
+ *   npm run cli -- payouts:list --id mer_… --limit 10
  */
 const USAGE = `usage:
   npm run cli -- accounts:create --name NAME
   npm run cli -- accounts:status --id ACCOUNT_ID --status active|disabled
   npm run cli -- merchants:status --id MERCHANT_ID --status active|pending|suspended|closed [--reason TEXT]
-  npm run cli -- merchants:features --id MERCHANT_ID --second-split true|false`;
+  npm run cli -- merchants:features --id MERCHANT_ID --second-split true|false
+  npm run cli -- payouts:list --id MERCHANT_ID [--limit 1-100] [--offset N]`;
 
 const [command, ...rest] = process.argv.slice(2);
 const { values } = parseArgs({
@@ -31,6 +35,8 @@ const { values } = parseArgs({
     status: { type: 'string' },
     reason: { type: 'string' },
     'second-split': { type: 'string' },
+    limit: { type: 'string' },
+    offset: { type: 'string' },
   },
   strict: true,
 });
@@ -80,6 +86,33 @@ try {
         input: { merchantId: values.id, features: { secondSplit: flag === 'true' } },
       });
       console.log(JSON.stringify({ merchantId: merchant.id, features: merchant.attributes.features }, null, 2));
+      break;
+    }
+    case 'payouts:list': {
+      const limit = Number(values.limit ?? 25);
+      const offset = Number(values.offset ?? 0);
+      if (
+        !values.id ||
+        !Number.isInteger(limit) ||
+        limit < 1 ||
+        limit > 100 ||
+        !Number.isInteger(offset) ||
+        offset < 0
+      ) {
+        throw new Error('--id is required; --limit is 1 to 100, --offset 0 or more');
+      }
+      const { rows, page } = await listPayouts({
+        ctx: operatorContext(),
+        input: { merchantId: values.id, limit, offset },
+      });
+      const payouts = rows.map((payout) => ({
+        id: payout.id,
+        status: payout.status,
+        amount: formatCents(payout.amount),
+        arrivalDate: payout.arrivalDate,
+        traceNumber: payout.traceNumber,
+      }));
+      console.log(JSON.stringify({ merchantId: values.id, total: page.total, payouts }, null, 2));
       break;
     }
     default:

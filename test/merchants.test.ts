@@ -77,6 +77,7 @@ describe('POST /merchants', () => {
           version: 1,
           updatedAt: data.attributes.createdAt,
         },
+        payoutSchedule: { interval: 'daily', weeklyAnchor: null, monthlyAnchor: null, delayDays: 0 },
         verificationData: attributes.verificationData,
       },
     });

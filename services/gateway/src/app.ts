@@ -37,6 +37,8 @@ const operatorCaller = (requestId: string) => ({
 const ROUTED: { prefix: string; upstream: keyof GatewayDeps['upstreams'] }[] = [
   { prefix: '/merchants', upstream: 'merchants' },
   { prefix: '/payments', upstream: 'payments' },
+  { prefix: '/payouts', upstream: 'payments' },
+  { prefix: '/reports', upstream: 'payments' },
   { prefix: '/tokens', upstream: 'payments' },
   { prefix: '/checkout', upstream: 'payments' },
   { prefix: '/customers', upstream: 'payments' },

@@ -3,18 +3,25 @@ import { registerCheckoutRoutes } from './checkout/checkout.routes';
 import { registerCustomerRoutes } from './customers/customers.routes';
 import { registerEventRoutes } from './events/events.routes';
 import { registerPaymentRoutes } from './payments/payments.routes';
+import { registerPayoutRoutes } from './payouts/payouts.routes';
 import type { Processor } from './processor/processor';
+import { registerReportRoutes } from './reports/reports.routes';
 import { SandboxProcessor } from './sandbox/sandbox-processor';
 import { registerTokenRoutes } from './tokens/tokens.routes';
 import { registerWebhookRoutes } from './webhooks/webhooks.routes';
 
-/** The payments service: `/payments*`, `/tokens*`, `/checkout*`, `/customers*`, `/webhooks*`, `/events*`. */
+/**
+ * The payments service: `/payments*`, `/payouts*`, `/reports*`, `/tokens*`, `/checkout*`, `/customers*`, `/webhooks*`,
+ * `/events*`.
+ */
 export function createPaymentsApp(deps: ServiceDeps & { processor?: Processor }) {
   const app = createServiceApp(deps, 'payments');
   registerTokenRoutes(app, deps);
   registerCheckoutRoutes(app, deps);
   registerCustomerRoutes(app, deps);
   registerPaymentRoutes(app, { ...deps, processor: deps.processor ?? new SandboxProcessor() });
+  registerPayoutRoutes(app, deps);
+  registerReportRoutes(app, deps);
   registerWebhookRoutes(app, deps);
   registerEventRoutes(app, deps);
   return app;

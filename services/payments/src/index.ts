@@ -3,6 +3,7 @@
 export { deleteExpiredIdempotencyKeys } from './idempotency/idempotency.repository';
 export { paymentResource } from './payments/payments.presenter';
 export { findChildren, type Payment, type PaymentChild } from './payments/payments.repository';
+export { listPayouts } from './payouts/payouts.usecases';
 export type {
   AchDebitRequest,
   AchOutcome,

@@ -160,6 +160,12 @@ export const apiTags = [
     name: 'Payments',
     description: 'Card, split and ACH payments, with voids, refunds and split refunds (POST /payments by paymentType)',
   },
+  {
+    name: 'Payouts',
+    description:
+      "Payouts of merchants' available balances to their bank accounts, by schedule or on demand, and what each carried",
+  },
+  { name: 'Reports', description: 'Settlement figures per merchant and day, as JSON or CSV' },
   { name: 'Webhooks', description: 'Signed webhook endpoints (Standard Webhooks), their secrets and deliveries' },
   { name: 'Events', description: "The account's events, as delivered to webhooks, and their redelivery" },
   { name: 'Sandbox', description: "The account's sandbox clock, to move settlement and void windows forward" },
@@ -180,6 +186,10 @@ export const adminSecurity = [{ adminToken: [] }];
 
 export const isoTimestamp = z.string().openapi({ format: 'date-time', example: '2026-11-22T17:04:05.123Z' });
 export const centsString = z.string().regex(/^\d+$/).openapi({ example: '1000', description: 'Integer cents' });
+export const signedCentsString = z
+  .string()
+  .regex(/^-?\d+$/)
+  .openapi({ example: '-500', description: 'Integer cents, negative when money left the balance' });
 
 export const idParam = (name: string, example: string) =>
   z.object({

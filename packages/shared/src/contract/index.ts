@@ -4,6 +4,8 @@ export * from './customers';
 export * from './gateway';
 export * from './merchants';
 export * from './payments';
+export * from './payouts';
+export * from './reports';
 export * from './settlement';
 export * from './tokens';
 export * from './webhooks';
@@ -14,6 +16,8 @@ import { customersRoutes } from './customers';
 import { gatewayRoutes } from './gateway';
 import { merchantsRoutes } from './merchants';
 import { paymentsRoutes } from './payments';
+import { payoutsRoutes } from './payouts';
+import { reportsRoutes } from './reports';
 import { settlementRoutes } from './settlement';
 import { tokensRoutes } from './tokens';
 import { webhooksRoutes } from './webhooks';
@@ -22,6 +26,8 @@ import { webhooksRoutes } from './webhooks';
 export const allRoutes: RouteConfig[] = [
   ...gatewayRoutes,
   ...paymentsRoutes,
+  ...payoutsRoutes,
+  ...reportsRoutes,
   ...merchantsRoutes,
   ...tokensRoutes,
   ...checkoutRoutes,

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { avsModes, fraudScreenPolicies } from '../db/schema/merchants';
+import { payoutIntervals, weekdays } from '../db/schema/payouts';
 import { merchantStatuses } from '../states/merchant-states';
 import { requestEnvelope } from './common';
 
@@ -196,3 +197,70 @@ export const merchantFeaturesBody = requestEnvelope(
   'merchants',
   z.object({ features: z.object({ secondSplit: z.boolean() }) }),
 ).openapi('MerchantFeaturesRequest');
+
+/** Keeps zod's own message for a missing value, so the error mapper reports it as missing. */
+const unlessMissing = (message: string) => (issue: { input?: unknown }) =>
+  issue.input === undefined ? undefined : message;
+
+/** A whole number within bounds; a string, a decimal or anything outside is `invalid_field` with `message`. */
+const boundedInteger = (message: string, min: number, max: number) =>
+  z
+    .int({ error: unlessMissing(message) })
+    .min(min, message)
+    .max(max, message);
+
+/**
+ * PUT /merchants/{id}/payout-schedule: the whole schedule (docs/api.md, Payout schedule). An anchor belongs to its
+ * interval: weekly needs `weeklyAnchor`, monthly `monthlyAnchor`, and an anchor given for another interval is
+ * refused rather than ignored, so a client never believes a schedule it did not get. `null` is an absent anchor.
+ */
+export const payoutScheduleBody = requestEnvelope(
+  'merchants',
+  z
+    .object({
+      interval: requiredEnum(payoutIntervals).openapi({
+        description: 'daily, weekly (on weeklyAnchor), monthly (on monthlyAnchor) or manual (POST /payouts only)',
+      }),
+      weeklyAnchor: z
+        .enum(weekdays, { error: unlessMissing(`weeklyAnchor must be one of ${weekdays.join(', ')}`) })
+        .nullish()
+        .openapi({ description: 'The weekday of a weekly payout; required for weekly, refused otherwise' }),
+      monthlyAnchor: boundedInteger('monthlyAnchor must be an integer from 1 to 31', 1, 31).nullish().openapi({
+        description: 'The day of the month (1–31) of a monthly payout; required for monthly, refused otherwise',
+      }),
+      delayDays: boundedInteger('delayDays must be an integer from 0 to 30', 0, 30)
+        .default(0)
+        .openapi({ description: 'Days money waits once available before an automatic payout takes it' }),
+    })
+    // Runs even when other fields failed, so a request lists every problem at once.
+    .superRefine(
+      (attributes, ctx) => {
+        const value = attributes as Record<string, unknown> | undefined;
+        if (typeof value !== 'object' || value === null) return;
+        const anchors = [
+          { field: 'weeklyAnchor', interval: 'weekly' },
+          { field: 'monthlyAnchor', interval: 'monthly' },
+        ] as const;
+        for (const { field, interval } of anchors) {
+          const given = value[field] !== undefined && value[field] !== null;
+          if (value.interval === interval && !given) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [field],
+              message: `${field} is required when interval is ${interval}`,
+              params: { code: 'missing_field' },
+            });
+          }
+          if (value.interval !== interval && given && typeof value.interval === 'string') {
+            ctx.addIssue({
+              code: 'custom',
+              path: [field],
+              message: `${field} applies to ${interval} schedules only; leave it out for interval ${value.interval}`,
+            });
+          }
+        }
+      },
+      { when: () => true },
+    ),
+).openapi('UpdatePayoutScheduleRequest');
+export type PayoutScheduleInput = z.output<typeof payoutScheduleBody>['data']['attributes'];

@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { avsModes, fraudScreenPolicies } from '../db/schema/merchants';
+import { payoutIntervals, weekdays } from '../db/schema/payouts';
 import { paginationQuery } from '../http/pagination';
 import { merchantStatuses } from '../states/merchant-states';
 import {
@@ -24,6 +25,7 @@ import {
   merchantFeaturesBody,
   merchantRequestSchemas,
   merchantStatusBody,
+  payoutScheduleBody,
 } from './merchants.requests';
 
 // Request schemas (and the field-rule hooks the merchants service fills in) live beside this file.
@@ -53,6 +55,17 @@ export const merchantBankInfoSchema = z
     updatedAt: isoTimestamp,
   })
   .openapi('MerchantBankInfo');
+
+export const payoutScheduleSchema = z
+  .object({
+    interval: z.enum(payoutIntervals),
+    weeklyAnchor: z.enum(weekdays).nullable(),
+    monthlyAnchor: z.number().int().min(1).max(31).nullable(),
+    delayDays: z.number().int().min(0).max(30),
+  })
+  .openapi('PayoutSchedule', {
+    description: 'When the available balance is paid out (PUT /merchants/{id}/payout-schedule); new merchants: daily',
+  });
 
 export const merchantAttributesSchema = z
   .object({
@@ -89,6 +102,7 @@ export const merchantAttributesSchema = z
       .nullable(),
     businessAddress: addressResponse.nullable(),
     bankInfo: merchantBankInfoSchema,
+    payoutSchedule: payoutScheduleSchema,
     verificationData: z.object({
       ipAddress: z.string(),
       emailVerified: z.boolean(),
@@ -196,6 +210,20 @@ export function merchantRoutesFor(schemas: MerchantRequestSchemas = documented) 
   };
 }
 
+export const updatePayoutScheduleRoute = createRoute({
+  method: 'put',
+  path: '/merchants/{id}/payout-schedule',
+  operationId: 'updateMerchantPayoutSchedule',
+  tags: ['Merchants'],
+  summary: 'Set when the available balance is paid out: daily, weekly, monthly or manual, with a delay',
+  security: authenticated,
+  request: { params: merchantId, body: jsonBody(payoutScheduleBody) },
+  responses: {
+    200: jsonResponse('The merchant, with its new payout schedule', singleDocument(merchantResourceSchema)),
+    ...authenticatedBodyErrors(403, 404, 422),
+  },
+});
+
 export const {
   createMerchantRoute,
   updateMerchantRoute,
@@ -274,6 +302,7 @@ export const merchantsRoutes = [
   updateMerchantRoute,
   updateMerchantBankInfoRoute,
   updateMerchantAvsModeRoute,
+  updatePayoutScheduleRoute,
   setMerchantStatusRoute,
   setMerchantFeaturesRoute,
 ];

@@ -135,18 +135,21 @@ export const paymentIdempotencyHeaders = z.object({
     }),
 });
 
+/** `data.requestId` of a POST that creates money movements (payments, payouts): the idempotency key. */
+export const requestIdField = z
+  .uuid({ error: unlessMissing('requestId must be a UUID') })
+  .optional()
+  .openapi({
+    description: 'Idempotency key (UUID), scoped to the account; or send it as the Idempotency-Key header',
+    example: '3f0c2a52-5a4e-4b8f-9a35-2d6a1f0e8c11',
+  });
+
 export function createPaymentBodySchema(bounds: AmountBounds) {
   return z
     .object({
       data: z.object({
         type: z.literal('payments').openapi({ example: 'payments' }),
-        requestId: z
-          .uuid({ error: unlessMissing('requestId must be a UUID') })
-          .optional()
-          .openapi({
-            description: 'Idempotency key (UUID), scoped to the account; or send it as the Idempotency-Key header',
-            example: '3f0c2a52-5a4e-4b8f-9a35-2d6a1f0e8c11',
-          }),
+        requestId: requestIdField,
         attributes: paymentAttributesSchema(bounds),
       }),
     })

@@ -195,7 +195,8 @@ export const getPaymentStatusRoute = createRoute({
   responses: { 200: jsonResponse('The status', paymentStatusSchema), ...authenticatedErrors(403, 404) },
 });
 
-const isoDateParam = (name: string) =>
+/** An optional date or date-time query parameter (`startDate`, `endDate`), as a Date. */
+export const isoDateParam = (name: string) =>
   z
     .string()
     .optional()

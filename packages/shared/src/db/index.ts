@@ -10,7 +10,8 @@
  *   reads such a record by id that way everywhere, and its lock is the same statement `FOR UPDATE`;
  * - `db.execute(sql…)` only for what the builder cannot write, with a comment saying which;
  * - raw rows become objects through `rowMapper` (or `tableCodec(table).pick`), never by casting fields;
- * - use cases open transactions with `withTransaction`; `pipelinedTransaction` is for `POST /payments` alone.
+ * - use cases open transactions with `withTransaction`; `pipelinedTransaction` is for `POST /payments` and
+ *   `POST /payouts` alone (`runIdempotent`).
  */
 export * from './client';
 export * from './migrate';

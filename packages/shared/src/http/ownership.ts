@@ -13,6 +13,7 @@ const recordKinds = {
   event: { code: 'event', label: 'event' },
   merchant: { code: 'merchant', label: 'merchant' },
   payment: { code: 'payment', label: 'payment' },
+  payout: { code: 'payout', label: 'payout' },
   token: { code: 'token', label: 'vault token' },
   webhook: { code: 'webhook', label: 'webhook endpoint' },
 } as const;

@@ -5,6 +5,7 @@ import type { CallerContext } from '@pps/shared/http';
 import { isOperator, notFound, ownedBy } from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
 import { currentBankAccount } from '../bank-accounts/bank-accounts.repository';
+import { findSchedule } from '../payout-schedules/payout-schedules.repository';
 import { merchantClosed } from './merchants.errors';
 import { merchantResource } from './merchants.presenter';
 import { findMerchant, lockMerchant, type MerchantRow } from './merchants.repository';
@@ -29,11 +30,11 @@ export function assertNotClosed(row: MerchantRow): void {
   if (row.status === 'closed') throw merchantClosed(row.id);
 }
 
-/** The full (masked) resource of a merchant row, with its bank account in force. */
+/** The full (masked) resource of a merchant row, with its bank account in force and its payout schedule. */
 export async function presentMerchant(db: DbOrTx, row: MerchantRow): Promise<MerchantResource> {
-  const bank = await currentBankAccount(db, row.id);
+  const [bank, schedule] = await Promise.all([currentBankAccount(db, row.id), findSchedule(db, row.id)]);
   if (!bank) throw new Error(`merchant ${row.id} has no current bank account`);
-  return merchantResource(row, bank);
+  return merchantResource(row, bank, schedule);
 }
 
 type MerchantEventType = 'merchant.created' | 'merchant.updated' | 'merchant.status_changed';

@@ -7,6 +7,7 @@ import type {
 import { maskLast4 } from '@pps/shared/crypto';
 import { absoluteUrl } from '@pps/shared/http';
 import type { BankAccountVersion } from '../bank-accounts/bank-accounts.repository';
+import type { PayoutScheduleSettings } from '../payout-schedules/payout-schedules.repository';
 import type { MerchantRow } from './merchants.repository';
 
 export const merchantPath = (id: string) => `/merchants/${id}`;
@@ -18,7 +19,11 @@ const iso = (date: Date) => date.toISOString();
  * The merchant resource exactly as GET returns it (and as events carry it). Sensitive values are masked
  * from their stored last four; no decryption happens here, so nothing sensitive can leak into a response.
  */
-export function merchantResource(row: MerchantRow, bank: BankAccountVersion): MerchantResource {
+export function merchantResource(
+  row: MerchantRow,
+  bank: BankAccountVersion,
+  schedule: PayoutScheduleSettings,
+): MerchantResource {
   return {
     type: 'merchants',
     id: row.id,
@@ -44,6 +49,12 @@ export function merchantResource(row: MerchantRow, bank: BankAccountVersion): Me
       businessInfo: row.businessInfo && row.einLast4 ? { ...row.businessInfo, ein: maskLast4(row.einLast4) } : null,
       businessAddress: row.businessAddress ?? null,
       bankInfo: bankInfoOf(bank),
+      payoutSchedule: {
+        interval: schedule.interval,
+        weeklyAnchor: schedule.weeklyAnchor,
+        monthlyAnchor: schedule.monthlyAnchor,
+        delayDays: schedule.delayDays,
+      },
       verificationData: row.verificationData,
     },
   };

@@ -1,7 +1,14 @@
-import { getMerchantRoute, listMerchantsRoute, merchantRequestSchemas, merchantRoutesFor } from '@pps/shared/contract';
+import {
+  getMerchantRoute,
+  listMerchantsRoute,
+  merchantRequestSchemas,
+  merchantRoutesFor,
+  updatePayoutScheduleRoute,
+} from '@pps/shared/contract';
 import { list, type ServiceApp, type ServiceEnv, single } from '@pps/shared/http';
 import type { Context } from 'hono';
 import { updateBankInfo } from '../bank-accounts/bank-accounts.usecases';
+import { updatePayoutSchedule } from '../payout-schedules/payout-schedules.usecases';
 import { merchantFieldRules } from '../validation';
 import { createMerchantHook } from './age-check.hook';
 import { merchantUrl } from './merchants.presenter';
@@ -57,6 +64,13 @@ export function registerMerchantRoutes(app: ServiceApp, secrets: MerchantSecrets
     const merchantId = c.req.valid('param').id;
     const { AVS } = c.req.valid('json').data.attributes;
     const updated = await updateAvsMode({ ctx: c.get('ctx'), input: { merchantId, avsMode: AVS } });
+    return c.json(single(urlOf(c, merchantId), updated), 200);
+  });
+
+  app.openapi(updatePayoutScheduleRoute, async (c) => {
+    const merchantId = c.req.valid('param').id;
+    const schedule = c.req.valid('json').data.attributes;
+    const updated = await updatePayoutSchedule({ ctx: c.get('ctx'), input: { merchantId, schedule } });
     return c.json(single(urlOf(c, merchantId), updated), 200);
   });
 }

@@ -2,7 +2,8 @@ import { index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg
 import { ts } from './columns';
 
 /**
- * Idempotency keys of `POST /payments` (`data.requestId`), scoped to the account. The row is inserted first in
+ * Idempotency keys of `POST /payments` and `POST /payouts` (`data.requestId`), scoped to the account (one key
+ * space for both; `paymentId` is null for a payout, whose answer holds it). The row is inserted first in
  * the payment's transaction, so a concurrent duplicate blocks on the primary key until the first commits; the
  * response columns are filled before that commit, so a committed row always holds its response.
  * `createdAt` is real time: keys expire after IDEMPOTENCY_TTL_DAYS whatever the sandbox clock says.

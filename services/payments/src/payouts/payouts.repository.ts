@@ -1,0 +1,72 @@
+import { type DbOrTx, schema } from '@pps/shared/db';
+import { and, asc, count, desc, eq, gte, lt, ne, type SQL } from 'drizzle-orm';
+
+const { balanceTransactions, payouts, payoutSchedules } = schema;
+
+export type Payout = schema.Payout;
+export type BalanceTransaction = schema.BalanceTransaction;
+
+export async function findPayout(db: DbOrTx, id: string): Promise<Payout | undefined> {
+  const [row] = await db.select().from(payouts).where(eq(payouts.id, id));
+  return row;
+}
+
+/**
+ * Holds the merchant's payout schedule row until the transaction ends (the merchants service owns the table; this
+ * only locks it): what `createPayouts` requires, so a manual payout and the payout run (which claims schedule rows
+ * with SKIP LOCKED) never pay one merchant at the same time. False when the merchant has no schedule row.
+ */
+export async function lockPayoutSchedule(tx: DbOrTx, merchantId: string): Promise<boolean> {
+  const rows = await tx
+    .select({ merchantId: payoutSchedules.merchantId })
+    .from(payoutSchedules)
+    .where(eq(payoutSchedules.merchantId, merchantId))
+    .for('update');
+  return rows.length > 0;
+}
+
+export type PayoutListFilter = {
+  /** Absent for the operator (the CLI), who reads any account's. */
+  accountId?: string;
+  merchantId?: string;
+  status?: schema.PayoutStatus;
+  startDate?: Date;
+  endDate?: Date;
+  limit: number;
+  offset: number;
+};
+
+/** A page of payouts, newest first, with the total of the filter (along the account's or the merchant's index). */
+export async function listPayoutRows(db: DbOrTx, filter: PayoutListFilter): Promise<{ rows: Payout[]; total: number }> {
+  const conditions: (SQL | undefined)[] = [
+    filter.accountId ? eq(payouts.accountId, filter.accountId) : undefined,
+    filter.merchantId ? eq(payouts.merchantId, filter.merchantId) : undefined,
+    filter.status ? eq(payouts.status, filter.status) : undefined,
+    filter.startDate ? gte(payouts.createdAt, filter.startDate) : undefined,
+    filter.endDate ? lt(payouts.createdAt, filter.endDate) : undefined,
+  ];
+  const where = and(...conditions);
+  const [rows, totals] = await Promise.all([
+    db
+      .select()
+      .from(payouts)
+      .where(where)
+      .orderBy(desc(payouts.createdAt), desc(payouts.id))
+      .limit(filter.limit)
+      .offset(filter.offset),
+    db.select({ total: count() }).from(payouts).where(where),
+  ]);
+  return { rows, total: totals[0]?.total ?? 0 };
+}
+
+/**
+ * The balance transactions a payout carried, oldest first. Its own `payout` row (the money leaving in transit when
+ * the deposit is paid) also names it, but was not carried: it is left out.
+ */
+export async function carriedBalanceTransactions(db: DbOrTx, payoutId: string): Promise<BalanceTransaction[]> {
+  return db
+    .select()
+    .from(balanceTransactions)
+    .where(and(eq(balanceTransactions.payoutId, payoutId), ne(balanceTransactions.type, 'payout')))
+    .orderBy(asc(balanceTransactions.createdAt), asc(balanceTransactions.id));
+}
