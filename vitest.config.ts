@@ -18,6 +18,7 @@ const slow = [
   'test/build.test.ts',
   'test/multi-process.test.ts',
   'test/settlement-processes.test.ts',
+  'test/payouts-processes.test.ts',
   'test/webhooks-processes.test.ts',
   'test/metrics-processes.test.ts',
   'test/metrics-cluster.test.ts',

@@ -33,9 +33,14 @@ afterAll(() => stack?.close());
 
 type Setup = { creds: Credentials; merchantId: string; splitMerchantId: string; tokenId: string };
 
-/** A fresh account (its own clock) with two merchants and a card token. */
+/**
+ * A fresh account (its own clock) with two merchants and a card token. Their payout schedules are manual: a moved
+ * clock also runs the account's payouts, which would pay out the available balances these tests read
+ * (test/payouts-run.test.ts tests that).
+ */
 async function freshAccount(): Promise<Setup> {
   const { creds, merchantId, partnerIds, tokenId } = await createWorld(stack, { partners: ['Partner'] });
+  await stack.sql`update payout_schedules set interval = 'manual' where account_id = ${creds.accountId}`;
   return { creds, merchantId, splitMerchantId: partnerIds[0], tokenId };
 }
 

@@ -11,6 +11,7 @@ export type {
   AvsResult,
   CardAuthorization,
   CardAuthorizationRequest,
+  PayoutReturn,
   Processor,
 } from './processor/processor';
 export { SandboxProcessor } from './sandbox/sandbox-processor';

@@ -15,6 +15,7 @@ import { startOutboxRelay } from './webhooks/outbox-relay';
 const schedules = (config: Config) => [
   { queue: queues.maintenance, job: jobs.idempotencyCleanup, every: 60 * 60 * 1000 },
   { queue: queues.settlement, job: jobs.settlementPass, every: config.SETTLEMENT_INTERVAL_SECONDS * 1000 },
+  { queue: queues.settlement, job: jobs.payoutRun, every: config.PAYOUT_INTERVAL_SECONDS * 1000 },
 ];
 
 /**

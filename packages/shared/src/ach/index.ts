@@ -1,1 +1,2 @@
+export * from './ach-file';
 export * from './nacha';

@@ -1,7 +1,14 @@
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type NachaBatch, type NachaEntry, type NachaFileInput, readNachaTotals, writeNachaFile } from './nacha';
+import {
+  type NachaBatch,
+  type NachaEntry,
+  type NachaFileInput,
+  nachaFile,
+  readNachaTotals,
+  writeNachaFile,
+} from './nacha';
 
 // ---------------------------------------------------------------------------------------------
 // The independent reader: @midlandsbank/node-nacha (a CommonJS fork of @ach/ach, no types).
@@ -448,6 +455,8 @@ describe('writeNachaFile', () => {
       .filter((line) => line[0] === '6')
       .map((line) => at(line, 80, 94));
     expect(traces).toEqual(Array.from({ length: 8 }, (_, i) => `02600959${String(i + 1).padStart(7, '0')}`));
+    // nachaFile returns them as written, in the order of the input's entries, with the same text.
+    expect(nachaFile(example)).toEqual({ content: writeNachaFile(example), traceNumbers: traces });
   });
 
   it('keeps the rightmost 10 digits of an entry hash that overflows', () => {

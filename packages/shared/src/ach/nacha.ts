@@ -181,7 +181,14 @@ function checkRecord(record: string): string {
   return record;
 }
 
-type Running = { sequence: number; entryCount: number; entryHash: number; totalDebit: number; totalCredit: number };
+type Running = {
+  sequence: number;
+  entryCount: number;
+  entryHash: number;
+  totalDebit: number;
+  totalCredit: number;
+  traceNumbers: string[];
+};
 
 function addTotal(total: number, amount: number, field: string): number {
   const sum = total + amount;
@@ -220,6 +227,8 @@ function writeBatch(batch: NachaBatch, batchNumber: number, odfi: string, file: 
     const individualName = name(entry.individualName, 22, `${where}.individualName`, true);
 
     file.sequence += 1;
+    const traceNumber = odfi + numeric(file.sequence, 7, 'entry count of the file (trace sequence number)');
+    file.traceNumbers.push(traceNumber);
     if (DEBIT_CODES.has(entry.transactionCode)) totalDebit = addTotal(totalDebit, amount, `${at} total debit`);
     else totalCredit = addTotal(totalCredit, amount, `${at} total credit`);
     entryHash += Number(rdfi.slice(0, 8));
@@ -234,8 +243,7 @@ function writeBatch(batch: NachaBatch, batchNumber: number, odfi: string, file: 
           individualName +
           alpha(entry.paymentTypeCode ?? '', 2) + // discretionary data (Payment Type Code for WEB and TEL)
           '0' + // addenda record indicator
-          odfi +
-          numeric(file.sequence, 7, 'entry count of the file (trace sequence number)'),
+          traceNumber,
       ),
     );
   });
@@ -290,6 +298,14 @@ function writeBatch(batch: NachaBatch, batchNumber: number, odfi: string, file: 
  * 94 '9's to a multiple of 10. Throws a RangeError naming the field for input it cannot write.
  */
 export function writeNachaFile(input: NachaFileInput): string {
+  return nachaFile(input).content;
+}
+
+/**
+ * `writeNachaFile`'s text with the trace number of each entry as written (ODFI id and sequence), in the order of
+ * the input's entries, batch by batch: what a payout records to be found in the file and in the bank's returns.
+ */
+export function nachaFile(input: NachaFileInput): { content: string; traceNumbers: string[] } {
   if (input === null || typeof input !== 'object') fail('input', 'must be an object');
   const destination = routing(input.immediateDestination, 'immediateDestination');
   const origin = immediateOrigin(input.immediateOrigin);
@@ -319,7 +335,7 @@ export function writeNachaFile(input: NachaFileInput): string {
         alpha('', 8), // reference code
     ),
   ];
-  const file: Running = { sequence: 0, entryCount: 0, entryHash: 0, totalDebit: 0, totalCredit: 0 };
+  const file: Running = { sequence: 0, entryCount: 0, entryHash: 0, totalDebit: 0, totalCredit: 0, traceNumbers: [] };
   input.batches.forEach((batch, index) => {
     writeBatch(batch, index + 1, odfi, file, records);
   });
@@ -339,7 +355,7 @@ export function writeNachaFile(input: NachaFileInput): string {
     ),
   );
   while (records.length % NACHA_BLOCKING_FACTOR !== 0) records.push(PADDING_RECORD);
-  return `${records.join('\n')}\n`;
+  return { content: `${records.join('\n')}\n`, traceNumbers: file.traceNumbers };
 }
 
 /** The counts and totals of a NACHA file's control ('9') record; a RangeError if there is none. */

@@ -7,6 +7,7 @@ import {
   isBusinessDay,
   isFederalReserveHoliday,
   nextBusinessDayOnOrAfter,
+  subtractBusinessDays,
 } from './business-days';
 import { addCalendarDays } from './calendar-date';
 
@@ -148,6 +149,25 @@ describe('addBusinessDays', () => {
     fc.assert(
       fc.property(dates, (date) => {
         expect(addBusinessDays(date, 1) <= addCalendarDays(date, 5)).toBe(true);
+      }),
+    );
+  });
+});
+
+describe('subtractBusinessDays', () => {
+  it('counts business days strictly before the date', () => {
+    expect(subtractBusinessDays('2026-11-23', 1)).toBe('2026-11-20'); // Mon → Fri
+    expect(subtractBusinessDays('2026-11-27', 1)).toBe('2026-11-25'); // over Thanksgiving
+    expect(subtractBusinessDays('2026-11-22', 1)).toBe('2026-11-20'); // from a Sunday
+    expect(subtractBusinessDays('2026-11-21', 0)).toBe('2026-11-21');
+    expect(() => subtractBusinessDays('2026-11-20', -1)).toThrow(RangeError);
+  });
+
+  it('undoes addBusinessDays from a business day', () => {
+    fc.assert(
+      fc.property(dates, fc.integer({ min: 0, max: 40 }), (date, n) => {
+        const start = nextBusinessDayOnOrAfter(date);
+        expect(subtractBusinessDays(addBusinessDays(start, n), n)).toBe(start);
       }),
     );
   });

@@ -46,3 +46,18 @@ export function addBusinessDays(date: CalendarDate, n: number): CalendarDate {
   for (let left = n; left > 0; left--) day = nextBusinessDayOnOrAfter(addCalendarDays(day, 1));
   return day;
 }
+
+/**
+ * The n-th business day strictly before `date` (n = 0 returns `date` itself), the mirror of `addBusinessDays`: a
+ * payout delayed by n business days pays the money that became available on or before this day.
+ */
+export function subtractBusinessDays(date: CalendarDate, n: number): CalendarDate {
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`n must be a non-negative integer, got ${n}`);
+  let day = date;
+  calendarDateParts(day); // validates even when n = 0
+  for (let left = n; left > 0; left--) {
+    day = addCalendarDays(day, -1);
+    while (!isBusinessDay(day)) day = addCalendarDays(day, -1);
+  }
+  return day;
+}

@@ -1,3 +1,4 @@
+export * from './account-clock';
 export * from './business-days';
 export * from './calendar-date';
 export * from './clock';

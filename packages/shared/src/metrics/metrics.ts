@@ -31,6 +31,18 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       labelNames: ['outcome'] as const,
       registers: [registry],
     }),
+    payouts: new Counter({
+      name: 'pps_payouts_total',
+      help: 'Payouts made by the payout run, and payouts it ended paid or failed',
+      labelNames: ['status'] as const,
+      registers: [registry],
+    }),
+    payoutAmount: new Counter({
+      name: 'pps_payout_amount_cents_total',
+      help: 'Cents of the payouts counted in pps_payouts_total, by the same status',
+      labelNames: ['status'] as const,
+      registers: [registry],
+    }),
   };
 }
 

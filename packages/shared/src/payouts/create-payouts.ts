@@ -52,37 +52,51 @@ export async function createPayouts(
 ): Promise<PayoutOutcome[]> {
   if (requests.length === 0) return [];
   const merchantIds = textArray(requests.map((request) => request.merchantId));
-  const unpaid = await tx
-    .select({
-      id: balanceTransactions.id,
-      merchantId: balanceTransactions.merchantId,
-      net: balanceTransactions.net,
-      availableOn: balanceTransactions.availableOn,
-    })
-    .from(balanceTransactions)
-    .where(
-      and(
-        sql`${balanceTransactions.merchantId} = any(${merchantIds})`,
-        eq(balanceTransactions.status, 'available'),
-        isNull(balanceTransactions.payoutId),
+  // Three reads sent at once: postgres.js pipelines them on the transaction's connection.
+  const [unpaid, previous, banks] = await Promise.all([
+    tx
+      .select({
+        id: balanceTransactions.id,
+        merchantId: balanceTransactions.merchantId,
+        net: balanceTransactions.net,
+        availableOn: balanceTransactions.availableOn,
+      })
+      .from(balanceTransactions)
+      .where(
+        and(
+          sql`${balanceTransactions.merchantId} = any(${merchantIds})`,
+          eq(balanceTransactions.status, 'available'),
+          isNull(balanceTransactions.payoutId),
+        ),
       ),
-    );
-  const previous = await tx
-    .selectDistinctOn([payouts.merchantId], { merchantId: payouts.merchantId, carried: payouts.carriedForward })
-    .from(payouts)
-    .where(sql`${payouts.merchantId} = any(${merchantIds})`)
-    .orderBy(payouts.merchantId, desc(payouts.createdAt), desc(payouts.id));
-  const banks = await tx
-    .select()
-    .from(merchantBankAccounts)
-    .where(
-      and(sql`${merchantBankAccounts.merchantId} = any(${merchantIds})`, isNull(merchantBankAccounts.supersededAt)),
-    );
+    tx
+      .selectDistinctOn([payouts.merchantId], { merchantId: payouts.merchantId, carried: payouts.carriedForward })
+      .from(payouts)
+      .where(sql`${payouts.merchantId} = any(${merchantIds})`)
+      .orderBy(payouts.merchantId, desc(payouts.createdAt), desc(payouts.id)),
+    tx
+      .select()
+      .from(merchantBankAccounts)
+      .where(
+        and(sql`${merchantBankAccounts.merchantId} = any(${merchantIds})`, isNull(merchantBankAccounts.supersededAt)),
+      ),
+  ]);
 
   const rowsOf = groupBy(unpaid, (row) => row.merchantId);
   const broughtOf = new Map(previous.map((row) => [row.merchantId, row.carried]));
   const bankOf = new Map(banks.map((bank) => [bank.merchantId, bank]));
 
+  // Requests of a batch share a few days: each one's arrival date is counted once.
+  const arrivals = new Map<string, string>();
+  const arrivalOf = (now: Date) => {
+    const today = pacificDate(now);
+    let arrival = arrivals.get(today);
+    if (arrival === undefined) {
+      arrival = addBusinessDays(today, 1);
+      arrivals.set(today, arrival);
+    }
+    return arrival;
+  };
   const outcomes: PayoutOutcome[] = [];
   const made: { payout: Payout; carries: string[] }[] = [];
   for (const request of requests) {
@@ -115,7 +129,7 @@ export async function createPayouts(
       currency: 'USD',
       status: 'pending',
       method: request.method,
-      arrivalDate: addBusinessDays(pacificDate(request.now), 1),
+      arrivalDate: arrivalOf(request.now),
       bankAccountId: bank.id,
       bankLast4: bank.last4,
       routingLast4: bank.routingLast4,
@@ -136,36 +150,57 @@ export async function createPayouts(
   }
   if (made.length === 0) return outcomes;
 
-  await tx.insert(payouts).values(made.map(({ payout }) => payout));
+  const column = (pick: (payout: Payout) => string | number | null) =>
+    textArray(made.map(({ payout }) => pick(payout)));
   const carried = made.flatMap(({ payout, carries }) => carries.map((id) => ({ id, payoutId: payout.id })));
-  if (carried.length > 0) {
+  // The four writes are sent at once (postgres.js pipelines them on the transaction's connection): none reads
+  // another's rows, and one failing aborts the transaction, and so all of them.
+  await Promise.all([
+    // An insert from a set of rows: the builder writes a parameter per row and column, so a batch of
+    // PAYOUT_BATCH_SIZE payouts would pass PostgreSQL's limit of 65,535 parameters; this is one statement of fixed
+    // size.
+    tx.execute(sql`
+      insert into ${payouts} (id, account_id, merchant_id, amount, currency, status, method, arrival_date,
+        bank_account_id, bank_last4, routing_last4, brought_forward, carried_forward, request_id, created_at,
+        updated_at)
+      select id, account_id, merchant_id, amount::bigint, 'USD', 'pending', method, arrival_date, bank_account_id,
+        bank_last4, routing_last4, brought_forward::bigint, carried_forward::bigint, request_id,
+        created_at::timestamptz, created_at::timestamptz
+      from unnest(${column((p) => p.id)}, ${column((p) => p.accountId)}, ${column((p) => p.merchantId)},
+        ${column((p) => p.amount)}, ${column((p) => p.method)}, ${column((p) => p.arrivalDate)},
+        ${column((p) => p.bankAccountId)}, ${column((p) => p.bankLast4)}, ${column((p) => p.routingLast4)},
+        ${column((p) => p.broughtForward)}, ${column((p) => p.carriedForward)}, ${column((p) => p.requestId)},
+        ${column((p) => p.createdAt.toISOString())})
+        as payout(id, account_id, merchant_id, amount, method, arrival_date, bank_account_id, bank_last4,
+          routing_last4, brought_forward, carried_forward, request_id, created_at)`),
     // An update from a set of (row, payout) pairs: the query builder has no UPDATE … FROM unnest.
-    await tx.execute(sql`
-      update ${balanceTransactions} set payout_id = carried.payout_id
-      from unnest(${textArray(carried.map((row) => row.id))}, ${textArray(carried.map((row) => row.payoutId))})
-        as carried(id, payout_id)
-      where ${balanceTransactions.id} = carried.id`);
-  }
-  await postMany(
-    tx,
-    made.map(({ payout }) => ({
-      accountId: payout.accountId,
-      paymentId: payout.id,
-      merchantId: payout.merchantId,
-      kind: 'payout' as const,
-      lines: payoutLines({ merchantId: payout.merchantId, amount: payout.amount }),
-      now: payout.createdAt,
-    })),
-  );
-  await writeEvents(
-    tx,
-    made.map(({ payout }) => ({
-      accountId: payout.accountId,
-      type: 'payout.created' as const,
-      resource: payoutResource(payout),
-      previousStatus: null,
-      requestId: payout.requestId,
-    })),
-  );
+    carried.length > 0 &&
+      tx.execute(sql`
+        update ${balanceTransactions} set payout_id = carried.payout_id
+        from unnest(${textArray(carried.map((row) => row.id))}, ${textArray(carried.map((row) => row.payoutId))})
+          as carried(id, payout_id)
+        where ${balanceTransactions.id} = carried.id`),
+    postMany(
+      tx,
+      made.map(({ payout }) => ({
+        accountId: payout.accountId,
+        paymentId: payout.id,
+        merchantId: payout.merchantId,
+        kind: 'payout' as const,
+        lines: payoutLines({ merchantId: payout.merchantId, amount: payout.amount }),
+        now: payout.createdAt,
+      })),
+    ),
+    writeEvents(
+      tx,
+      made.map(({ payout }) => ({
+        accountId: payout.accountId,
+        type: 'payout.created' as const,
+        resource: payoutResource(payout),
+        previousStatus: null,
+        requestId: payout.requestId,
+      })),
+    ),
+  ]);
   return outcomes;
 }

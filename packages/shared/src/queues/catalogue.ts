@@ -25,6 +25,15 @@ export const jobs = {
     name: 'settlement-pass',
     payload: z.object({ accountId: z.string().optional() }).strict(),
   },
+  /**
+   * The payout run after the day's settlement: every account's due merchants (the scheduler), or one account's.
+   * On the settlement queue: it runs a settlement pass first, and shares its workers and their shutdown.
+   */
+  payoutRun: {
+    queue: queues.settlement,
+    name: 'payout-run',
+    payload: z.object({ accountId: z.string().optional() }).strict(),
+  },
   /** One webhook delivery (ids only: the payload is read from the outbox, never carried in Redis). */
   webhookDelivery: {
     queue: queues.webhooks,

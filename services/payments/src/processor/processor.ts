@@ -48,4 +48,12 @@ export interface Processor {
   debitAch(request: AchDebitRequest): Promise<AchOutcome>;
   /** Whether the receiving bank returns the entry when it settles; null when it settles. */
   achReturnAtSettlement(entry: { amount: number }): AchReturn | null;
+  /**
+   * Whether the merchant's bank returns a payout's credit, asked on its arrival date: null when the deposit
+   * arrived, else the return's NACHA code and message. The clear account number: never logged.
+   */
+  payoutReturn(input: { accountNumber: string }): PayoutReturn | null;
 }
+
+/** A payout's credit the merchant's bank returned (NACHA return reason code). */
+export type PayoutReturn = { code: string; message: string };

@@ -137,3 +137,18 @@ describe('SandboxProcessor: AVS', () => {
     expect((await authorize('4242424242424242', { billingAddress })).avsResult).toBe(avs);
   });
 });
+
+describe('SandboxProcessor: payout returns', () => {
+  it('returns credits to 000000005501 (R01) and 000000005503 (R03); any other account is paid', () => {
+    expect(processor.payoutReturn({ accountNumber: '000000005501' })).toEqual({
+      code: 'R01',
+      message: 'Insufficient funds',
+    });
+    expect(processor.payoutReturn({ accountNumber: '000000005503' })).toEqual({
+      code: 'R03',
+      message: 'No account/unable to locate account',
+    });
+    expect(processor.payoutReturn({ accountNumber: '000000005502' })).toBeNull();
+    expect(processor.payoutReturn({ accountNumber: '000123456789' })).toBeNull();
+  });
+});

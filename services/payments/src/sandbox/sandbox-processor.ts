@@ -6,6 +6,7 @@ import type {
   AvsResult,
   CardAuthorization,
   CardAuthorizationRequest,
+  PayoutReturn,
   Processor,
 } from '../processor/processor';
 import { cardBrandOf, isCardExpired, luhnValid, normalizeCardNumber } from '../tokens/card';
@@ -20,6 +21,12 @@ export const SANDBOX_ACH_RETURNS: Readonly<Record<number, AchReturn>> = {
   5502: { code: 'R02', message: 'Account closed' },
   5503: { code: 'R03', message: 'No account/unable to locate account' },
   5504: { code: 'R04', message: 'Invalid account number structure' },
+};
+
+/** Payout credits the merchant's bank returns, by bank account number (docs/design.md); any other is paid. */
+export const SANDBOX_PAYOUT_RETURNS: Readonly<Record<string, PayoutReturn>> = {
+  '000000005501': { code: 'R01', message: 'Insufficient funds' },
+  '000000005503': { code: 'R03', message: 'No account/unable to locate account' },
 };
 
 type Decline = { code: string; message: string };
@@ -108,5 +115,9 @@ export class SandboxProcessor implements Processor {
 
   achReturnAtSettlement(entry: { amount: number }): AchReturn | null {
     return SANDBOX_ACH_RETURNS[entry.amount] ?? null;
+  }
+
+  payoutReturn(input: { accountNumber: string }): PayoutReturn | null {
+    return SANDBOX_PAYOUT_RETURNS[input.accountNumber] ?? null;
   }
 }

@@ -1,18 +1,13 @@
-import { runSettlementPass } from '../settlement/pass';
 import type { JobHandler } from './job-handler';
+import { payScope, settleScope } from './scope-runs';
 
 /**
  * Settles what is due (docs/design.md), for one account when its sandbox clock moved, else for every account.
  * Idempotent: records are claimed with SKIP LOCKED and settled conditionally, so a retried or doubled job
- * settles nothing twice.
+ * settles nothing twice. For one account it then runs that account's payouts (made, filed, advanced), so a moved
+ * clock pays out at once rather than at the next scheduled payout run.
  */
-export const settlementPass: JobHandler<'settlementPass'> = async ({ deps, payload, log, signal }) => {
-  const started = performance.now();
-  const result = await runSettlementPass(
-    { db: deps.db, config: deps.config, cipher: deps.cipher, processor: deps.processor, log },
-    { now: new Date(), batchSize: deps.config.SETTLEMENT_BATCH_SIZE, accountId: payload.accountId, signal },
-  );
-  deps.metrics?.settlementPassDuration.observe((performance.now() - started) / 1000);
-  deps.metrics?.settlementRecords.inc({ outcome: 'settled' }, result.settled);
-  deps.metrics?.settlementRecords.inc({ outcome: 'returned' }, result.returned);
+export const settlementPass: JobHandler<'settlementPass'> = async (input) => {
+  await settleScope(input);
+  if (input.payload.accountId && !input.signal.aborted) await payScope(input);
 };

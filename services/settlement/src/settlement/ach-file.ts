@@ -1,21 +1,18 @@
-import { type NachaBatch, type NachaEntry, readNachaTotals, writeNachaFile } from '@pps/shared/ach';
+import { type AchFileDeps, type NachaBatch, type NachaEntry, storeAchFile } from '@pps/shared/ach';
 import { pacificDate } from '@pps/shared/clock';
-import type { Config } from '@pps/shared/config';
-import type { FieldCipher } from '@pps/shared/crypto';
 import { type DbOrTx, schema, textArray } from '@pps/shared/db';
-import { newId } from '@pps/shared/ids';
-import { count, gte, inArray, sql } from 'drizzle-orm';
+import { inArray, sql } from 'drizzle-orm';
 import type { Payment } from './settlement.repository';
 
-const { achFiles, merchants, payments } = schema;
-const MODIFIERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+const { merchants, payments } = schema;
 
-export type AchFileDeps = { config: Config; cipher: FieldCipher };
+export type { AchFileDeps };
 
 /**
  * Writes the NACHA file of the ACH records one settlement batch settled, in that batch's transaction: debits
  * for ACH payments, credits for their refunds, one NACHA batch per merchant, SEC code, kind and effective date.
- * Stores it in `ach_files` and links each payment to it. Returns the file id, or null when nothing was ACH.
+ * Stores it in `ach_files` (`storeAchFile`, the one way to write an ACH file) and links each payment to it.
+ * Returns the file id, or null when nothing was ACH.
  */
 export async function writeAchFile(
   tx: DbOrTx,
@@ -67,33 +64,8 @@ export async function writeAchFile(
     batch.entries.push(entry);
   }
 
-  const startOfDay = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  const [today] = await tx.select({ n: count() }).from(achFiles).where(gte(achFiles.createdAt, startOfDay));
-  const content = writeNachaFile({
-    immediateDestination: deps.config.ACH_DESTINATION_ROUTING,
-    immediateOrigin: deps.config.ACH_ODFI_ROUTING,
-    destinationName: deps.config.ACH_DESTINATION_NAME,
-    originName: deps.config.ACH_ORIGIN_NAME,
-    createdAt: now,
-    fileIdModifier: MODIFIERS[(today?.n ?? 0) % MODIFIERS.length]!,
-    originatingDfi: deps.config.ACH_ODFI_ROUTING.slice(0, 8),
-    batches: [...batches.values()],
-  });
-  const totals = readNachaTotals(content);
-  const id = newId('achFile');
   const paymentIds = records.map((record) => record.id);
-  await tx.insert(achFiles).values({
-    id,
-    batchCount: totals.batchCount,
-    entryCount: totals.entryCount,
-    entryHash: String(totals.entryHash),
-    totalDebit: totals.totalDebit,
-    totalCredit: totals.totalCredit,
-    paymentIds,
-    // The file holds full account and routing numbers: encrypted at rest like every other copy of them.
-    contentEnc: deps.cipher.encrypt(content),
-    createdAt: now,
-  });
+  const { id } = await storeAchFile(tx, deps, { batches: [...batches.values()], now, paymentIds });
   await tx
     .update(payments)
     .set({ achFileId: id })

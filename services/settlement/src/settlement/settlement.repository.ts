@@ -1,3 +1,4 @@
+import { accountClock, accountsAhead } from '@pps/shared/clock';
 import { type DbOrTx, schema, textArray } from '@pps/shared/db';
 import { and, asc, eq, inArray, isNotNull, isNull, like, sql } from 'drizzle-orm';
 
@@ -24,24 +25,7 @@ export async function claimDueRecords(
   return clock ? dueRecords(tx, { clock, limit: input.limit, accountId: input.accountId }) : [];
 }
 
-/** The account's clock: real time plus its sandbox offset (undefined for an unknown account). */
-export async function accountClock(tx: DbOrTx, accountId: string, now: Date): Promise<Date | undefined> {
-  const [row] = await tx
-    .select({ offset: accounts.clockOffsetSeconds })
-    .from(accounts)
-    .where(eq(accounts.id, accountId));
-  return row && new Date(now.getTime() + row.offset * 1000);
-}
-
-/** The accounts whose sandbox clock is ahead of real time: what the real clock's claim leaves them, they take. */
-export async function accountsAhead(db: DbOrTx): Promise<string[]> {
-  const rows = await db
-    .select({ id: accounts.id })
-    .from(accounts)
-    .where(sql`${accounts.clockOffsetSeconds} > 0`)
-    .orderBy(asc(accounts.id));
-  return rows.map((row) => row.id);
-}
+export { accountClock, accountsAhead };
 
 /**
  * The claim, `settle_at ≤ clock`, read as a range along the due indexes in the order it takes the records:
