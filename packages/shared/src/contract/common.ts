@@ -166,6 +166,10 @@ export const apiTags = [
       "Payouts of merchants' available balances to their bank accounts, by schedule or on demand, and what each carried",
   },
   { name: 'Reports', description: 'Settlement figures per merchant and day, as JSON or CSV' },
+  {
+    name: 'Balances',
+    description: "A merchant's pending, available and in-transit balances and the balance transactions behind them",
+  },
   { name: 'Webhooks', description: 'Signed webhook endpoints (Standard Webhooks), their secrets and deliveries' },
   { name: 'Events', description: "The account's events, as delivered to webhooks, and their redelivery" },
   { name: 'Sandbox', description: "The account's sandbox clock, to move settlement and void windows forward" },

@@ -1,3 +1,4 @@
+export * from './balances';
 export * from './checkout';
 export * from './common';
 export * from './customers';
@@ -11,6 +12,7 @@ export * from './tokens';
 export * from './webhooks';
 
 import type { RouteConfig } from '@hono/zod-openapi';
+import { balancesRoutes } from './balances';
 import { checkoutRoutes } from './checkout';
 import { customersRoutes } from './customers';
 import { gatewayRoutes } from './gateway';
@@ -29,6 +31,7 @@ export const allRoutes: RouteConfig[] = [
   ...payoutsRoutes,
   ...reportsRoutes,
   ...merchantsRoutes,
+  ...balancesRoutes,
   ...tokensRoutes,
   ...checkoutRoutes,
   ...customersRoutes,

@@ -76,13 +76,6 @@ export const paymentErrors = {
     }),
   invalidMerchantId: (detail: string) =>
     new ApiError({ status: 400, code: 'invalid_merchant_id', detail, parameter: 'id' }),
-  invalidDateRange: () =>
-    new ApiError({
-      status: 400,
-      code: 'invalid_date_range',
-      detail: 'startDate must be before endDate',
-      parameter: 'startDate',
-    }),
 };
 
 /** The error document as the service's error mapper writes it, for responses stored with an idempotency key. */

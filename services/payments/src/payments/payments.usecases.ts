@@ -1,6 +1,6 @@
 import type { CreatePaymentBody } from '@pps/shared/contract';
 import type { Tx } from '@pps/shared/db';
-import { ownedBy, type ServiceContext, wallClockNow } from '@pps/shared/http';
+import { invalidDateRange, ownedBy, type ServiceContext, wallClockNow } from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
 import { finalPaymentStatuses, type PaymentStatus, paymentStatuses, paymentTransitions } from '@pps/shared/states';
 import { debitAch } from '../ach/ach.usecase';
@@ -122,7 +122,7 @@ export async function listPayments({ ctx, input }: { ctx: ServiceContext; input:
   const merchant = isId('merchant', merchantId) ? await findMerchant(ctx.db, merchantId) : undefined;
   if (!merchant) throw paymentErrors.invalidMerchantId(`No merchant ${merchantId}`);
   ownedBy(merchant, ctx, 'merchant', merchantId, { parameter: 'id' });
-  if (input.startDate && input.endDate && input.startDate > input.endDate) throw paymentErrors.invalidDateRange();
+  if (input.startDate && input.endDate && input.startDate > input.endDate) throw invalidDateRange();
   const { rows, total } = await listMerchantPayments(ctx.db, { ...input, merchantId });
   return { data: rows.map(paymentSummary), page: { total, limit: input.limit, offset: input.offset } };
 }

@@ -1,10 +1,9 @@
 import type { CreatePayoutBody } from '@pps/shared/contract';
 import type { schema } from '@pps/shared/db';
-import { isOperator, ownedBy, type ServiceContext, wallClockNow } from '@pps/shared/http';
+import { invalidDateRange, isOperator, ownedBy, type ServiceContext, wallClockNow } from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
 import { createPayouts } from '@pps/shared/payouts';
 import { type IdempotentResponse, idempotencyKeyOf, runIdempotent } from '../idempotency/idempotency';
-import { paymentErrors } from '../payments/payments.errors';
 import { findMerchant } from '../payments/payments.repository';
 import { payoutErrors, pointers } from './payouts.errors';
 import { payoutDocument, reconciliationResource } from './payouts.presenter';
@@ -114,7 +113,7 @@ export async function listPayouts({ ctx, input }: { ctx: ServiceContext; input: 
     if (!merchant) throw payoutErrors.invalidMerchantId(`No merchant ${merchantId}`);
     if (!operator) ownedBy(merchant, ctx, 'merchant', merchantId, { parameter: 'merchantId' });
   }
-  if (input.startDate && input.endDate && input.startDate > input.endDate) throw paymentErrors.invalidDateRange();
+  if (input.startDate && input.endDate && input.startDate > input.endDate) throw invalidDateRange();
   const { rows, total } = await listPayoutRows(ctx.db, {
     ...input,
     merchantId,

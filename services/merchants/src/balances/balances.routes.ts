@@ -1,0 +1,23 @@
+import { getBalanceRoute, listBalanceTransactionsRoute } from '@pps/shared/contract';
+import { list, type ServiceApp, single } from '@pps/shared/http';
+import { balanceUrl } from './balances.presenter';
+import { getBalance, listBalanceTransactions } from './balances.usecases';
+
+/** A merchant's balances and balance transactions: reads of what the ledger postings wrote. */
+export function registerBalanceRoutes(app: ServiceApp) {
+  app.openapi(getBalanceRoute, async (c) => {
+    const ctx = c.get('ctx');
+    const balance = await getBalance({ ctx, input: { merchantId: c.req.valid('param').id } });
+    return c.json(single(balanceUrl(ctx.config.PUBLIC_BASE_URL, balance.id), balance), 200);
+  });
+
+  app.openapi(listBalanceTransactionsRoute, async (c) => {
+    const ctx = c.get('ctx');
+    const query = c.req.valid('query');
+    const { items, total } = await listBalanceTransactions({
+      ctx,
+      input: { ...query, merchantId: c.req.valid('param').id },
+    });
+    return c.json(list(c, ctx.config.PUBLIC_BASE_URL, items, { total, ...query }), 200);
+  });
+}

@@ -1,0 +1,45 @@
+import type { BalanceResource, BalanceTransactionResource } from '@pps/shared/contract';
+import type { schema } from '@pps/shared/db';
+import { invalidDateRange, type ServiceContext } from '@pps/shared/http';
+import { requireMerchant } from '../merchants/merchants.access';
+import { balanceResource, balanceTransactionResource } from './balances.presenter';
+import { listBalanceTransactionRows, merchantBalances } from './balances.repository';
+
+/**
+ * GET /merchants/{id}/balance: what the ledger holds for the merchant (404 unknown, 403 another account's, as every
+ * merchant route). The balance transactions add up to pending + available + in transit (docs/design.md, Balances).
+ */
+export async function getBalance({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { merchantId: string };
+}): Promise<BalanceResource> {
+  const merchant = await requireMerchant(ctx.db, ctx, input.merchantId);
+  return balanceResource(merchant.id, await merchantBalances(ctx.db, merchant.id));
+}
+
+export type ListBalanceTransactionsInput = {
+  merchantId: string;
+  type?: schema.BalanceTransactionType;
+  payoutId?: string;
+  startDate?: Date;
+  endDate?: Date;
+  limit: number;
+  offset: number;
+};
+
+/** GET /merchants/{id}/balance-transactions: a page, newest first; the dates filter as GET /payments's do. */
+export async function listBalanceTransactions({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: ListBalanceTransactionsInput;
+}): Promise<{ items: BalanceTransactionResource[]; total: number }> {
+  const merchant = await requireMerchant(ctx.db, ctx, input.merchantId);
+  if (input.startDate && input.endDate && input.startDate > input.endDate) throw invalidDateRange();
+  const { rows, total } = await listBalanceTransactionRows(ctx.db, { ...input, merchantId: merchant.id });
+  return { items: rows.map(balanceTransactionResource), total };
+}
