@@ -56,7 +56,10 @@ beforeAll(async () => {
   await copies('tokens', tokenId);
   const [event] = await stack.sql`select id from events where resource_id = ${payment} and type = 'payment.created'`;
   await copies('events', event!.id, {}, { resource_id: "'payments_copy' || i" });
-  for (const table of ['payments', 'customers', 'tokens', 'events']) await stack.sql.unsafe(`analyze ${table}`);
+  const [move] = await stack.sql`select id from balance_transactions where source_id = ${payment}`;
+  await copies('balance_transactions', move!.id, {}, { source_id: "'payments_copy' || i" });
+  for (const table of ['payments', 'customers', 'tokens', 'events', 'balance_transactions'])
+    await stack.sql.unsafe(`analyze ${table}`);
 });
 afterAll(() => stack?.close());
 
@@ -101,6 +104,24 @@ describe('what a listing reads', () => {
     const customers = await listing(`/tokens?customerId=${customerId}&limit=${PAGE}`, 'tokens');
     expect(customers.items).toBe(PAGE);
     expect(customers.read).toBeLessThanOrEqual(PAGE + 1);
+  });
+
+  it("a merchant's balance transactions, a later page, and those of a type or a date range", async () => {
+    const path = `/merchants/${merchantId}/balance-transactions?limit=${PAGE}`;
+    const first = await listing(path, 'balance_transactions');
+    expect(first.items).toBe(PAGE);
+    expect(first.read).toBeLessThanOrEqual(PAGE + 1);
+    const later = await listing(`${path}&offset=${4 * PAGE}`, 'balance_transactions');
+    expect(later.items).toBe(PAGE);
+    expect(later.read).toBeLessThanOrEqual(5 * PAGE + 1);
+    const payments = await listing(`${path}&type=payment`, 'balance_transactions');
+    expect(payments.items).toBe(PAGE);
+    expect(payments.read).toBeLessThanOrEqual(PAGE + 1);
+    // The dates bound the index range read: rows made before the copies' middle, never those after it.
+    const middle = encodeURIComponent(new Date(Date.now() - (ROWS / 2) * 1000).toISOString());
+    const older = await listing(`${path}&endDate=${middle}`, 'balance_transactions');
+    expect(older.items).toBe(PAGE);
+    expect(older.read).toBeLessThanOrEqual(PAGE + 1);
   });
 
   it("the account's events, and those of one rare type", async () => {
