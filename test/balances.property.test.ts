@@ -18,10 +18,11 @@ import { waitFor } from './wait';
 /**
  * Random sequences of operations over a few merchants (card captures, some with a split; partial and full refunds,
  * which are voids inside the void window; split refunds; second splits; ACH debits, some returned by the bank;
- * settlement by the account's sandbox clock), some sent together, and after every batch, for every merchant: Σ net of its balance
- * transactions is its pending + available + in-transit ledger balance (the balance GET answers), Σ net of its
- * `available` rows is its available balance, and every posting of the account sums to zero. Each run has an
- * account and merchants of its own.
+ * settlement by the account's sandbox clock), some sent together, and after every batch, for every merchant: Σ net
+ * of its balance transactions is its pending + available + in-transit ledger balance (the balance GET answers), Σ
+ * net of its `available` rows is its available balance, each payment's pending rows (with its children's) are what
+ * its records hold in pending, and every posting of the account sums to zero. Each run has an account and merchants
+ * of its own.
  *
  * The operations are a table: payouts join it as two more entries (`payout`: POST /payouts; `payoutFailure`).
  */
@@ -279,7 +280,7 @@ function expectOutcome(kind: OperationName, response: ApiResponse, context: stri
 /** The identities of every merchant of the run, and of every posting of its account. */
 async function checkBalances(run: Run, context: string): Promise<void> {
   const merchants = [run.primary, run.splitPartner, run.third];
-  const [unbalanced, rows, balances] = await Promise.all([
+  const [unbalanced, rows, balances, families] = await Promise.all([
     stack.sql`
       select posting_id, sum(amount)::bigint as sum from ledger_entries
       where account_id = ${run.creds.accountId} group by posting_id having sum(amount) <> 0`,
@@ -299,7 +300,27 @@ async function checkBalances(run: Run, context: string): Promise<void> {
         return [id, response.body.data.attributes] as const;
       }),
     ),
+    // Per payment and its children, per merchant: what its pending rows say against what its records hold in
+    // pending, so a row turned available for the wrong record shows even when the merchant's sums agree.
+    stack.sql`
+      with family as (
+        select id, coalesce(parent_payment_id, id) as family from payments where account_id = ${run.creds.accountId}
+      ),
+      said as (
+        select f.family, bt.merchant_id, sum(bt.net) filter (where bt.status = 'pending') as pending
+        from balance_transactions bt join family f on f.id = bt.source_id group by 1, 2
+      ),
+      held as (
+        select f.family, split_part(e.ledger_account, ':', 2) as merchant_id, sum(e.amount) as pending
+        from ledger_entries e join family f on f.id = e.payment_id
+        where e.ledger_account like 'merchant:%:pending' group by 1, 2
+      )
+      select coalesce(said.family, held.family) as family, coalesce(said.merchant_id, held.merchant_id) as merchant,
+        coalesce(said.pending, 0)::bigint as said, coalesce(held.pending, 0)::bigint as held
+      from said full join held on held.family = said.family and held.merchant_id = said.merchant_id
+      where coalesce(said.pending, 0) <> coalesce(held.pending, 0)`,
   ]);
+  expect(families, `pending rows per payment = its pending ledger entries: ${context}`).toEqual([]);
   expect(unbalanced, context).toEqual([]);
   const api = new Map(balances);
   for (const row of rows) {
