@@ -295,6 +295,8 @@ describe('balance errors', () => {
     const cases: [string, string, string][] = [
       ['type=fee', 'type', 'invalid_field'],
       ['type=PAYMENT', 'type', 'invalid_field'],
+      ['payoutId=pay_0000000000aaaaaaaaaaaaaaaa', 'payoutId', 'invalid_field'],
+      ['payoutId=%00', 'payoutId', 'invalid_field'],
       ['startDate=yesterday', 'startDate', 'invalid_field'],
       ['endDate=2026-13-01', 'endDate', 'invalid_field'],
       ['startDate=2026-02-01&endDate=2026-01-01', 'startDate', 'invalid_date_range'],

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { balanceTransactionTypes } from '../db/schema/payouts';
 import { paginationQuery } from '../http/pagination';
+import { isId } from '../ids';
 import {
   authenticated,
   authenticatedErrors,
@@ -67,11 +68,22 @@ export const listBalanceTransactionsQuerySchema = z.object({
     .enum(balanceTransactionTypes)
     .optional()
     .openapi({ param: { name: 'type', in: 'query' }, description: 'Only balance transactions of this type' }),
+  // A payout id or nothing: anything else is a 400 before it can reach a statement (a NUL PostgreSQL refuses).
   payoutId: z
     .string()
     .optional()
-    .transform((value) => (value ? value : undefined))
-    .openapi({ param: { name: 'payoutId', in: 'query' }, description: 'Only those this payout carries (or is)' }),
+    .transform((value, ctx) => {
+      if (!value) return undefined;
+      if (isId('payout', value)) return value;
+      ctx.addIssue({ code: 'custom', message: 'payoutId must be a payout id (po_…)' });
+      return z.NEVER;
+    })
+    .openapi({
+      type: 'string',
+      param: { name: 'payoutId', in: 'query' },
+      description: 'Only those this payout carries (or is)',
+      example: 'po_…',
+    }),
   startDate: isoDateParam('startDate').openapi({ description: 'Created at or after (inclusive)' }),
   endDate: isoDateParam('endDate').openapi({ description: 'Created before (exclusive)' }),
   ...paginationQuery,
