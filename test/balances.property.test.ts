@@ -18,13 +18,14 @@ import { waitFor } from './wait';
 /**
  * Random sequences of operations over a few merchants (card captures, some with a split; partial and full refunds,
  * which are voids inside the void window; split refunds; second splits; ACH debits, some returned by the bank;
- * settlement by the account's sandbox clock), some sent together, and after every batch, for every merchant: Σ net
- * of its balance transactions is its pending + available + in-transit ledger balance (the balance GET answers), Σ
- * net of its `available` rows is its available balance, each payment's pending rows (with its children's) are what
- * its records hold in pending, and every posting of the account sums to zero. Each run has an account and merchants
- * of its own.
+ * settlement by the account's sandbox clock; manual payouts, whole or partial), some sent together, and after every
+ * batch, for every merchant: Σ net of its balance transactions is its pending + available + in-transit ledger
+ * balance (the balance GET answers); Σ net of its `available` rows no payout carried, plus what its last payout
+ * carried forward, is its available balance; each payment's pending rows (with its children's) are what its records
+ * hold in pending; and every posting of the account sums to zero. Each run has an account and merchants of its own.
  *
- * The operations are a table: payouts join it as two more entries (`payout`: POST /payouts; `payoutFailure`).
+ * The operations are a table: `payoutFailure` joins it as one more entry once the payout run pays and returns
+ * deposits (a bank account ending 5501).
  */
 
 let stack: TestStack;
@@ -97,6 +98,15 @@ async function amountFor(kind: 'refund' | 'refundSplit' | 'secondSplit', parentI
 }
 
 const DAY_SECONDS = 86_400;
+
+const ledgerAvailable = async (merchantId: string) =>
+  Number(
+    (
+      await stack.sql`
+        select coalesce(sum(amount), 0)::bigint as total from ledger_entries
+        where ledger_account = ${`merchant:${merchantId}:available`}`
+    )[0]!.total,
+  );
 const statusesDue = ['pending', 'partial_refund', 'refunded'];
 
 /**
@@ -230,6 +240,23 @@ const operations = {
       return pay(state, secondSplitBody(parent, state.run.third, String(cents), newRequestId()));
     },
   } satisfies Operation<{ target: number; amount: AmountChoice }>,
+  payout: {
+    // A manual payout of one merchant: its whole available balance, or a part of it (the rest carried forward).
+    arbitrary: fc.record({
+      merchant: fc.nat({ max: 2 }),
+      permille: fc.option(fc.integer({ min: 1, max: 1000 }), { nil: null }),
+    }),
+    weight: 2,
+    allowed: [[422, 'insufficient_available_balance']],
+    run: async (state, { merchant, permille }) => {
+      const merchantId = [state.run.primary, state.run.splitPartner, state.run.third][merchant]!;
+      const available = await ledgerAvailable(merchantId);
+      const amount = permille === null ? undefined : String(Math.max(1, Math.floor((available * permille) / 1000)));
+      const body = { data: { type: 'payouts', requestId: newRequestId(), attributes: { merchantId, amount } } };
+      return stack.call('POST', '/payouts', { as: state.run.creds, body });
+    },
+  } satisfies Operation<{ merchant: number; permille: number | null }>,
+  // payoutFailure joins here once the payout run files and returns deposits (a bank account ending 5501).
   settle: {
     // Past the void window, and 1–4 days on: cards settle after one business day, ACH after three.
     arbitrary: fc.integer({ min: 1, max: 4 }),
@@ -242,7 +269,7 @@ const operations = {
 type OperationName = keyof typeof operations;
 type Step = { [K in OperationName]: { kind: K; command: Parameters<(typeof operations)[K]['run']>[1] } }[OperationName];
 
-const needsParent = (kind: OperationName) => !['capture', 'ach', 'settle'].includes(kind);
+const needsParent = (kind: OperationName) => !['capture', 'ach', 'settle', 'payout'].includes(kind);
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   ...(Object.entries(operations) as [OperationName, Operation<unknown>][]).map(([kind, operation]) => ({
@@ -287,7 +314,9 @@ async function checkBalances(run: Run, context: string): Promise<void> {
     stack.sql`
       select m.id,
         coalesce(sum(bt.net), 0)::bigint as net,
-        coalesce(sum(bt.net) filter (where bt.status = 'available'), 0)::bigint as available_net,
+        coalesce(sum(bt.net) filter (where bt.status = 'available' and bt.payout_id is null), 0)::bigint
+          + coalesce((select p.carried_forward from payouts p where p.merchant_id = m.id
+                      order by p.created_at desc, p.id desc limit 1), 0)::bigint as available_net,
         (select coalesce(sum(e.amount), 0) from ledger_entries e
           where e.ledger_account = 'merchant:' || m.id || ':available')::bigint as ledger_available
       from unnest(${merchants}::text[]) as m(id)
@@ -328,7 +357,9 @@ async function checkBalances(run: Run, context: string): Promise<void> {
     const total = Number(balance.pending) + Number(balance.available) + Number(balance.inTransit);
     const where = `${context}; merchant ${row.id} ${JSON.stringify(balance)}`;
     expect(Number(row.net), `Σ net = pending + available + in transit: ${where}`).toBe(total);
-    expect(Number(row.available_net), `Σ net of available rows = available: ${where}`).toBe(Number(balance.available));
+    expect(Number(row.available_net), `Σ net of uncarried available rows + carried forward = available: ${where}`).toBe(
+      Number(balance.available),
+    );
     expect(Number(balance.available), where).toBe(Number(row.ledger_available));
   }
 }
