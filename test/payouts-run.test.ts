@@ -308,4 +308,30 @@ describe('the payout run', () => {
     expect(batch).toMatchObject({ entryClassCode: 'CCD', description: 'PAYOUT' });
     expect(batch!.entries[0]).toMatchObject({ transactionCode: '22', amount: payout!.amount });
   });
+
+  it('files a manual payout at the next run and ends it a business day later', async () => {
+    const creds = await stack.createAccount('Payout manual filing');
+    const merchantId = await createMerchant(stack, creds);
+    await stack.sql`update payout_schedules set interval = 'manual' where merchant_id = ${merchantId}`;
+    const b1 = await pay(creds, [merchantId]);
+    await moveTo(creds, b1);
+    const net = await netOf(merchantId);
+    await waitFor(() => balances(merchantId), { until: (b) => b.available === net, what: 'settled' });
+    const made = await stack.call('POST', '/payouts', {
+      as: creds,
+      body: { data: { type: 'payouts', attributes: { merchantId, amount: '1000' } } },
+    });
+    expect(made.status).toBe(201);
+    expect(made.body.data.attributes).toMatchObject({ status: 'pending', traceNumber: null });
+    // The clock's next move runs the account's payouts: the manual payout goes into a file then.
+    await setClock(stack, creds, new Date(startOfPacificDay(b1).getTime() + 3600_000));
+    const [filed] = await waitForPayouts(merchantId, 'the manual payout filed', (rows) => rows[0]?.ach_file_id);
+    expect(filed!.trace_number).toMatch(/^\d{15}$/);
+    const file = await stack.call('GET', `/admin/ach-files/${filed!.ach_file_id}`, { headers: stack.admin });
+    const entries = nacha.from(file.body as string).data.batches.flatMap((batch) => batch.entries);
+    expect(entries).toMatchObject([{ transactionCode: '22', amount: 1000 }]);
+    await moveTo(creds, filed!.arrival_date);
+    await waitForPayouts(merchantId, 'the manual payout paid', (rows) => rows[0]?.status === 'paid');
+    expect(await balances(merchantId)).toEqual({ pending: 0, available: net - 1000, inTransit: 0 });
+  });
 });

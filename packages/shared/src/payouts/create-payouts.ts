@@ -3,7 +3,13 @@ import { addBusinessDays } from '../clock/business-days';
 import { pacificDate } from '../clock/pacific';
 import { groupBy } from '../collections';
 import type { DbOrTx } from '../db/client';
-import { balanceTransactions, merchantBankAccounts, type Payout, payouts } from '../db/schema';
+import {
+  balanceTransactions,
+  type MerchantBankAccount,
+  merchantBankAccounts,
+  type Payout,
+  payouts,
+} from '../db/schema';
 import { textArray } from '../db/unnest';
 import { writeEvents } from '../events/outbox';
 import { newId } from '../ids';
@@ -33,6 +39,9 @@ export type PayoutOutcome =
   | { merchantId: string; created: true; payout: Payout }
   | { merchantId: string; created: false; reason: PayoutSkipReason; available: number };
 
+/** A payout to make: its record, the balance transactions it carries and the bank account version it goes to. */
+export type PayoutPlan = { payout: Payout; carries: string[]; bank: MerchantBankAccount };
+
 /**
  * Pays out merchants' available balances (docs/design.md, Payouts), set-based: a handful of statements whatever
  * the number of merchants. For each request: the merchant's available balance transactions no payout carried yet
@@ -50,7 +59,22 @@ export async function createPayouts(
   requests: PayoutRequest[],
   options: { minimum: number },
 ): Promise<PayoutOutcome[]> {
-  if (requests.length === 0) return [];
+  const { outcomes, plans } = await planPayouts(tx, requests, options);
+  await writePayouts(tx, plans);
+  return outcomes;
+}
+
+/**
+ * `createPayouts`' reads and decisions, without its writes: what each request comes to, and the payouts to make.
+ * The payout run files the plans into a NACHA file before `writePayouts` writes them, so they are written once,
+ * filed (docs/design.md, Payouts).
+ */
+export async function planPayouts(
+  tx: DbOrTx,
+  requests: PayoutRequest[],
+  options: { minimum: number },
+): Promise<{ outcomes: PayoutOutcome[]; plans: PayoutPlan[] }> {
+  if (requests.length === 0) return { outcomes: [], plans: [] };
   const merchantIds = textArray(requests.map((request) => request.merchantId));
   // Three reads sent at once: postgres.js pipelines them on the transaction's connection.
   const [unpaid, previous, banks] = await Promise.all([
@@ -98,7 +122,7 @@ export async function createPayouts(
     return arrival;
   };
   const outcomes: PayoutOutcome[] = [];
-  const made: { payout: Payout; carries: string[] }[] = [];
+  const plans: PayoutPlan[] = [];
   for (const request of requests) {
     const { merchantId } = request;
     const brought = broughtOf.get(merchantId) ?? 0;
@@ -145,10 +169,18 @@ export async function createPayouts(
       createdAt: request.now,
       updatedAt: request.now,
     };
-    made.push({ payout, carries: carries.map((row) => row.id) });
+    plans.push({ payout, carries: carries.map((row) => row.id), bank });
     outcomes.push({ merchantId, created: true, payout });
   }
-  if (made.length === 0) return outcomes;
+  return { outcomes, plans };
+}
+
+/**
+ * Writes planned payouts (`planPayouts`), set-based: their records (filed or not), the balance transactions they
+ * carry, their postings available → in transit, and `payout.created`.
+ */
+export async function writePayouts(tx: DbOrTx, made: PayoutPlan[]): Promise<void> {
+  if (made.length === 0) return;
 
   const column = (pick: (payout: Payout) => string | number | null) =>
     textArray(made.map(({ payout }) => pick(payout)));
@@ -161,18 +193,18 @@ export async function createPayouts(
     // size.
     tx.execute(sql`
       insert into ${payouts} (id, account_id, merchant_id, amount, currency, status, method, arrival_date,
-        bank_account_id, bank_last4, routing_last4, brought_forward, carried_forward, request_id, created_at,
-        updated_at)
+        bank_account_id, bank_last4, routing_last4, brought_forward, carried_forward, ach_file_id, trace_number,
+        request_id, created_at, updated_at)
       select id, account_id, merchant_id, amount::bigint, 'USD', 'pending', method, arrival_date, bank_account_id,
-        bank_last4, routing_last4, brought_forward::bigint, carried_forward::bigint, request_id,
-        created_at::timestamptz, created_at::timestamptz
+        bank_last4, routing_last4, brought_forward::bigint, carried_forward::bigint, ach_file_id, trace_number,
+        request_id, created_at::timestamptz, created_at::timestamptz
       from unnest(${column((p) => p.id)}, ${column((p) => p.accountId)}, ${column((p) => p.merchantId)},
         ${column((p) => p.amount)}, ${column((p) => p.method)}, ${column((p) => p.arrivalDate)},
         ${column((p) => p.bankAccountId)}, ${column((p) => p.bankLast4)}, ${column((p) => p.routingLast4)},
-        ${column((p) => p.broughtForward)}, ${column((p) => p.carriedForward)}, ${column((p) => p.requestId)},
-        ${column((p) => p.createdAt.toISOString())})
+        ${column((p) => p.broughtForward)}, ${column((p) => p.carriedForward)}, ${column((p) => p.achFileId)},
+        ${column((p) => p.traceNumber)}, ${column((p) => p.requestId)}, ${column((p) => p.createdAt.toISOString())})
         as payout(id, account_id, merchant_id, amount, method, arrival_date, bank_account_id, bank_last4,
-          routing_last4, brought_forward, carried_forward, request_id, created_at)`),
+          routing_last4, brought_forward, carried_forward, ach_file_id, trace_number, request_id, created_at)`),
     // An update from a set of (row, payout) pairs: the query builder has no UPDATE … FROM unnest.
     carried.length > 0 &&
       tx.execute(sql`
@@ -202,5 +234,4 @@ export async function createPayouts(
       })),
     ),
   ]);
-  return outcomes;
 }

@@ -6,7 +6,6 @@ import type { DbOrTx } from '../db/client';
 import { accounts } from '../db/schema/accounts';
 import { merchants } from '../db/schema/merchants';
 import { payoutSchedules, type Weekday, weekdays } from '../db/schema/payouts';
-import { textArray } from '../db/unnest';
 
 /**
  * Which accounts a payout run works on: one account by its own clock, or (no `accountId`) every account whose
@@ -69,12 +68,8 @@ export async function claimDueSchedules(
   const anchors = dueAnchors(input.today);
   if (!anchors) return [];
   const { interval, weeklyAnchor, monthlyAnchor, lastRunOn } = payoutSchedules;
-  const rows = await tx
-    .select({
-      merchantId: payoutSchedules.merchantId,
-      accountId: payoutSchedules.accountId,
-      delayDays: payoutSchedules.delayDays,
-    })
+  const due = tx
+    .select({ merchantId: payoutSchedules.merchantId })
     .from(payoutSchedules)
     .innerJoin(merchants, eq(merchants.id, payoutSchedules.merchantId))
     .where(
@@ -92,10 +87,14 @@ export async function claimDueSchedules(
     .orderBy(asc(payoutSchedules.merchantId))
     .limit(input.limit)
     .for('update', { of: payoutSchedules, skipLocked: true });
-  if (rows.length === 0) return [];
-  await tx
+  // Claimed and marked in one statement: the rows the subquery locks are the rows marked.
+  return tx
     .update(payoutSchedules)
     .set({ lastRunOn: input.today })
-    .where(sql`${payoutSchedules.merchantId} = any(${textArray(rows.map((row) => row.merchantId))})`);
-  return rows;
+    .where(inArray(payoutSchedules.merchantId, due))
+    .returning({
+      merchantId: payoutSchedules.merchantId,
+      accountId: payoutSchedules.accountId,
+      delayDays: payoutSchedules.delayDays,
+    });
 }

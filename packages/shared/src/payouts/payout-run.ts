@@ -7,9 +7,9 @@ import type { Db } from '../db/client';
 import { withTransaction } from '../db/client';
 import type { Logger } from '../logger';
 import { type AdvancedPayouts, advancePayouts, type PayoutBank } from './advance-payouts';
-import { createPayouts, type PayoutRequest } from './create-payouts';
+import { type PayoutRequest, planPayouts, writePayouts } from './create-payouts';
 import { claimDueSchedules, type DueSchedule, type PayoutScope } from './due-schedules';
-import { type FiledPayouts, filePayouts } from './file-payouts';
+import { type FiledPayouts, fileCredits, filePayouts } from './file-payouts';
 
 export type PayoutRunDeps = AchFileDeps & { db: Db; bank: PayoutBank; log?: Logger };
 
@@ -25,9 +25,9 @@ export type PayoutRunResult = {
 /**
  * The payout run (docs/design.md, Payouts): for each scope (one account by its clock; or every account on real
  * time, then each account whose sandbox clock is ahead, by its own), on business days, pays every due merchant in
- * batches of `batchSize`, each batch one transaction (claim the due schedules, mark them run today,
- * `createPayouts` with the minimum); then files what is pending into NACHA files of up to `batchSize` credits;
- * then ends the payouts due by the scope's date as the bank answers. Each step's batches are transactions of
+ * batches of `batchSize`, each batch one transaction (claim the due schedules, mark them run today, plan the
+ * payouts with the minimum, write their NACHA file, write them); then files the manual payouts still unfiled into
+ * NACHA files of up to `batchSize` credits; then ends the payouts due by the scope's date as the bank answers. Each step's batches are transactions of
  * their own, so a run killed midway keeps what it committed and the next run takes the rest; `signal` stops it
  * between batches.
  */
@@ -54,19 +54,20 @@ export async function runPayouts(
     while (!stopped()) {
       const batch = await withTransaction(deps.db, async (tx) => {
         const due = await claimDueSchedules(tx, { today, scope, limit });
-        const outcomes = await createPayouts(
-          tx,
-          due.map((schedule) => requestOf(schedule, now, today)),
-          {
-            minimum: deps.config.PAYOUT_MINIMUM,
-          },
-        );
-        return { claimed: due.length, outcomes };
+        const requests = due.map((schedule) => requestOf(schedule, now, today));
+        const { plans } = await planPayouts(tx, requests, { minimum: deps.config.PAYOUT_MINIMUM });
+        // The batch's payouts are filed as they are made: its NACHA file exists exactly when they do.
+        const filed = plans.length > 0 ? await fileCredits(tx, deps, plans, now) : null;
+        for (const { payout } of plans) {
+          payout.achFileId = filed!.file.fileId;
+          payout.traceNumber = filed!.traceNumbers.get(payout.id)!;
+        }
+        await writePayouts(tx, plans);
+        return { claimed: due.length, plans, file: filed?.file };
       });
       result.merchants += batch.claimed;
-      for (const outcome of batch.outcomes) {
-        if (outcome.created) add(result.created, outcome.payout.amount);
-      }
+      for (const { payout } of batch.plans) add(result.created, payout.amount);
+      if (batch.file) result.files.push(batch.file);
       if (batch.claimed < limit) break;
     }
     while (!stopped()) {

@@ -107,6 +107,8 @@ export const payouts = pgTable(
     index('payouts_merchant_created_idx').on(t.merchantId, t.createdAt, t.id),
     // What the payout run files into a NACHA file, then settles: pending payouts, few at any time.
     index('payouts_pending_idx').on(t.arrivalDate, t.id).where(sql`status = 'pending'`),
+    // Manual payouts the next run files: the run files its own as it makes them, so this is a handful at most.
+    index('payouts_unfiled_idx').on(t.arrivalDate, t.id).where(sql`status = 'pending' and ach_file_id is null`),
   ],
 );
 

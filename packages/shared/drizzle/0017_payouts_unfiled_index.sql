@@ -1,0 +1,1 @@
+CREATE INDEX "payouts_unfiled_idx" ON "payouts" USING btree ("arrival_date","id") WHERE status = 'pending' and ach_file_id is null;
