@@ -330,6 +330,9 @@ describe('the payout run', () => {
     const file = await stack.call('GET', `/admin/ach-files/${filed!.ach_file_id}`, { headers: stack.admin });
     const entries = nacha.from(file.body as string).data.batches.flatMap((batch) => batch.entries);
     expect(entries).toMatchObject([{ transactionCode: '22', amount: 1000 }]);
+    const listed = await stack.call('GET', '/admin/ach-files?limit=100', { headers: stack.admin });
+    const entry = listed.body.data.find((row: { id: string }) => row.id === filed!.ach_file_id);
+    expect(entry.attributes).toMatchObject({ paymentIds: [], payoutIds: [made.body.data.id], totalCredit: '1000' });
     await moveTo(creds, filed!.arrival_date);
     await waitForPayouts(merchantId, 'the manual payout paid', (rows) => rows[0]?.status === 'paid');
     expect(await balances(merchantId)).toEqual({ pending: 0, available: net - 1000, inTransit: 0 });

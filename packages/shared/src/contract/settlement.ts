@@ -22,6 +22,8 @@ export const achFileResource = resourceSchema(
     totalDebit: centsString,
     totalCredit: centsString,
     paymentIds: z.array(z.string()),
+    /** The payouts the file credits (a payout run's file). */
+    payoutIds: z.array(z.string()),
   }),
 ).openapi('AchFile');
 
@@ -30,7 +32,7 @@ export const listAchFilesRoute = createRoute({
   path: '/admin/ach-files',
   operationId: 'listAchFiles',
   tags: ['Admin'],
-  summary: 'The NACHA files of ACH settlement passes, newest first (ops)',
+  summary: 'The NACHA files of ACH settlement passes and payout runs, newest first (ops)',
   security: adminSecurity,
   request: { query: z.object(paginationQuery) },
   responses: { 200: jsonResponse('A page of ACH files', listDocument(achFileResource)), ...adminErrors(400) },

@@ -3,7 +3,7 @@ import { count, desc, eq } from 'drizzle-orm';
 
 const { achFiles } = schema;
 
-/** A page of the NACHA files settlement wrote, newest first, without their content; and how many there are. */
+/** A page of the NACHA files settlement and payout runs wrote, newest first, without their content; and how many there are. */
 export async function listAchFileRows(db: DbOrTx, page: { limit: number; offset: number }) {
   const [rows, totals] = await Promise.all([
     db
@@ -16,6 +16,7 @@ export async function listAchFileRows(db: DbOrTx, page: { limit: number; offset:
         totalDebit: achFiles.totalDebit,
         totalCredit: achFiles.totalCredit,
         paymentIds: achFiles.paymentIds,
+        payoutIds: achFiles.payoutIds,
       })
       .from(achFiles)
       .orderBy(desc(achFiles.createdAt), desc(achFiles.id))
