@@ -1,5 +1,6 @@
+import type { z } from '@hono/zod-openapi';
+import type { payoutResourceSchema } from '../contract/payouts';
 import type { Payout } from '../db/schema/payouts';
-import type { ResourceData } from '../events/outbox';
 import { formatCents } from '../money/amount';
 
 const iso = (instant: Date | null) => instant?.toISOString() ?? null;
@@ -8,7 +9,7 @@ const iso = (instant: Date | null) => instant?.toISOString() ?? null;
  * A payout as the API shows it (GET /payouts/{id}) and as its events carry it: cents as strings, the bank account
  * it goes to by its last four digits only.
  */
-export function payoutResource(payout: Payout): ResourceData {
+export function payoutResource(payout: Payout): z.output<typeof payoutResourceSchema> {
   return {
     type: 'payouts',
     id: payout.id,

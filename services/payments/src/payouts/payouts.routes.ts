@@ -31,13 +31,12 @@ export function registerPayoutRoutes(app: ServiceApp, deps: ServiceDeps) {
 
   app.openapi(listPayoutsRoute, async (c) => {
     const { rows, page } = await listPayouts({ ctx: c.get('ctx'), input: c.req.valid('query') });
-    // `payoutResource` is typed loosely (the events' `ResourceData`); its shape is the contract's Payout.
-    return c.json(list(c, base, rows.map(payoutResource), page), 200) as never;
+    return c.json(list(c, base, rows.map(payoutResource), page), 200);
   });
 
   app.openapi(getPayoutRoute, async (c) => {
     const payout = await getPayout({ ctx: c.get('ctx'), input: c.req.valid('param') });
-    return c.json(payoutDocument(base, payout), 200) as never;
+    return c.json(payoutDocument(base, payout), 200);
   });
 
   app.openapi(getPayoutReconciliationRoute, async (c) => {
