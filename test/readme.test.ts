@@ -29,15 +29,19 @@ afterAll(async () => {
   await started?.stop();
 });
 
-/** The `sh` blocks of README's worked example, in order. */
-function workedExample(): string {
-  const readme = readFileSync('README.md', 'utf8');
-  const section = /<!-- worked-example:start -->\n([\s\S]*?)<!-- worked-example:end -->/.exec(readme)?.[1];
-  if (!section) throw new Error('README.md has no worked-example markers');
+/** The `sh` blocks between a document's `<!-- name:start -->` and `<!-- name:end -->` markers, in order. */
+function shBlocks(file: string, name: string, atLeast: number): string {
+  const text = readFileSync(file, 'utf8');
+  const section = new RegExp(`<!-- ${name}:start -->\\n([\\s\\S]*?)<!-- ${name}:end -->`).exec(text)?.[1];
+  if (!section) throw new Error(`${file} has no ${name} markers`);
   const blocks = [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1] ?? '');
-  expect(blocks.length).toBeGreaterThanOrEqual(3);
+  expect(blocks.length).toBeGreaterThanOrEqual(atLeast);
   return blocks.join('\n');
 }
+
+/** README's worked example, then the API guide's "Getting paid", which goes on in the same shell. */
+const workedExample = () =>
+  [shBlocks('README.md', 'worked-example', 3), shBlocks('docs/api.md', 'getting-paid', 1)].join('\n');
 
 function bash(script: string, env: Record<string, string | undefined>) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
@@ -96,6 +100,11 @@ describe("README's worked example", () => {
       '201 /payments', // its retry, replayed
       '201 /payments', // the refund (a void)
       '201 /payments', // the ACH debit
+      // docs/api.md, Getting paid
+      '201 /merchants',
+      '201 /payments',
+      '201 /payments',
+      '201 /payouts',
     ]);
 
     // The outputs README promises, in its order (jq prints one document after another).
@@ -116,5 +125,21 @@ describe("README's worked example", () => {
     expect(achId).toMatch(/^pay_/);
     expect(out).toMatch(new RegExp(`"entryCount": 1,[\\s\\S]*"paymentIds": \\[\\s*"${achId}"\\s*\\]`));
     expect(out).toMatch(/"totalDebit": "2000"/);
-  }, 90_000);
+
+    // Getting paid: the balance at each step, the reconciliation adding up to the payout, the payout paid.
+    expect(out).toContain('{"interval":"manual","weeklyAnchor":null,"monthlyAnchor":null,"delayDays":0}');
+    expect(out).toMatch(/^9680\n4825$/m);
+    expect(out).toContain('{"currency":"USD","pending":"14505","available":"0","inTransit":"0"}');
+    expect(out).toMatch(/^14505$/m);
+    expect(out).toContain('{"currency":"USD","pending":"0","available":"4505","inTransit":"10000"}');
+    expect(out).toMatch(/^balanceTransactionId,type,sourceId,amount,fee,net,availableOn,createdAt\r?$/m);
+    expect(out).toMatch(/^txn_\w+,payment,pay_\w+,10000,320,9680,/m);
+    expect(out).toMatch(/^txn_\w+,payment,pay_\w+,5000,175,4825,/m);
+    expect(out).toMatch(/^,carried_forward,,-4505,0,-4505,,\r?$/m);
+    expect(out).toMatch(/^,total,,10495,495,10000,,\r?$/m);
+    expect(out).toMatch(
+      /\{"status":"paid","amount":"10000","bank":\{"last4":"6777","routingLast4":"0021"\},"traceNumber":"\d{15}"\}/,
+    );
+    expect(out).toMatch(/\{"type":"payout","net":"-10000","status":"available","payoutId":"po_\w+"\}/);
+  }, 120_000);
 });
