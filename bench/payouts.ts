@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { createAccount } from '@pps/gateway';
 import { createDataCipher } from '@pps/payments';
 import { addBusinessDays, pacificDate, startOfPacificDay, systemClock } from '@pps/shared/clock';
@@ -8,6 +9,7 @@ import { createDatabase } from '@pps/shared/db';
 import { createLogger } from '@pps/shared/logger';
 import { enqueue, queues } from '@pps/shared/queues';
 import { Queue } from 'bullmq';
+import { sampleCpu } from './cpu';
 import { freshDatabase } from './fresh-database';
 
 /**
@@ -16,7 +18,9 @@ import { freshDatabase } from './fresh-database';
  * schedule and an available balance (a `payment` balance transaction and its balanced ledger entries); starts 1 and
  * then 2 settlement processes (`services/settlement/src/main.ts`, one job at a time each, PAYOUT_BATCH_SIZE
  * BENCH_PAYOUT_BATCH), makes every merchant due at once, enqueues one payout run per process, and reports merchants
- * paid out and filed per second until every payout is in a NACHA file, with the files' sizes. The account's sandbox
+ * paid out and filed per second until every payout is in a NACHA file, with the files' sizes, the CPU a payout
+ * costs the settlement processes and PostgreSQL, and how many cores they kept busy (what a second process can add
+ * is what the first leaves of the machine). The account's sandbox
  * clock is set to noon of the next business day, so the run finds a business day whatever day the bench runs.
  * Numbers only: the machine is shared and noisy, so compare the rows of one run; nothing here is asserted.
  */
@@ -26,20 +30,30 @@ const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:543
 const config = loadConfig({ ...process.env, DATABASE_URL: url });
 const cipher = createDataCipher(config);
 
-type Row = { processes: number; seconds: number; perSecond: number; files: number[] };
+type Row = {
+  processes: number;
+  seconds: number;
+  perSecond: number;
+  files: number[];
+  /** CPU milliseconds per payout: the settlement processes', PostgreSQL's. */
+  cpu: { serverMs: number; postgresMs: number };
+  /** Cores busy on average during the run (settlement processes and PostgreSQL). */
+  cores: number;
+};
 const rows: Row[] = [];
 for (const processes of [1, 2]) rows.push(await run(processes));
 
 console.log(`\n${COUNT.toLocaleString('en-US')} due merchants, batches of ${BATCH}, loopback PostgreSQL and Redis\n`);
 console.log(
-  '| settlement processes | seconds | merchants paid out and filed/s | vs one process | NACHA files (bytes) |',
+  '| settlement processes | seconds | merchants paid out and filed/s | vs one process | CPU ms per payout (processes + PostgreSQL) | cores busy | NACHA files (bytes) |',
 );
-console.log('|---:|---:|---:|---:|---|');
+console.log('|---:|---:|---:|---:|---:|---:|---|');
 for (const row of rows) {
   const ratio = (row.perSecond / rows[0]!.perSecond).toFixed(2);
   const files = `${row.files.length} × ${[...new Set(row.files)].map((b) => b.toLocaleString('en-US')).join(' / ')}`;
+  const cpu = `${row.cpu.serverMs.toFixed(3)} + ${row.cpu.postgresMs.toFixed(3)}`;
   console.log(
-    `| ${row.processes} | ${row.seconds.toFixed(2)} | ${Math.round(row.perSecond).toLocaleString('en-US')} | ${ratio} | ${files} |`,
+    `| ${row.processes} | ${row.seconds.toFixed(2)} | ${Math.round(row.perSecond).toLocaleString('en-US')} | ${ratio} | ${cpu} | ${row.cores.toFixed(2)} of ${availableParallelism()} | ${files} |`,
   );
 }
 process.exit(0);
@@ -72,6 +86,8 @@ async function run(processes: number): Promise<Row> {
     await tx`update payout_schedules set last_run_on = null where account_id = ${accountId}`;
     await tx`analyze payout_schedules`;
   });
+  const pids = children.map((child) => child.pid!);
+  const cpuBefore = await sampleCpu(pids);
   const started = performance.now();
   // One run per process: each takes one (one job at a time), and they share the merchants by SKIP LOCKED.
   await Promise.all(Array.from({ length: processes }, () => enqueue(queue, 'payoutRun', {})));
@@ -83,6 +99,9 @@ async function run(processes: number): Promise<Row> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = await sampleCpu(pids);
+  const serverSeconds = cpuAfter.server - cpuBefore.server;
+  const postgresSeconds = cpuAfter.postgres - cpuBefore.postgres;
   await Promise.all(children.map((child) => new Promise((resolve) => child.once('exit', resolve).kill('SIGTERM'))));
   await queue.close();
   const [made] = await sql`select count(*)::int as n from payouts`;
@@ -93,7 +112,14 @@ async function run(processes: number): Promise<Row> {
     `${processes} process(es): ${made!.n} payouts in ${files.length} files in ${seconds.toFixed(2)} s (ledger sum ${ledger!.total})`,
   );
   await database.close();
-  return { processes, seconds, perSecond: COUNT / seconds, files: sizes };
+  return {
+    processes,
+    seconds,
+    perSecond: COUNT / seconds,
+    files: sizes,
+    cpu: { serverMs: (serverSeconds * 1000) / COUNT, postgresMs: (postgresSeconds * 1000) / COUNT },
+    cores: (serverSeconds + postgresSeconds) / seconds,
+  };
 }
 
 /**
