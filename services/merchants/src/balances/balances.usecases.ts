@@ -1,9 +1,8 @@
 import type { BalanceResource, BalanceTransactionResource } from '@pps/shared/contract';
-import type { schema } from '@pps/shared/db';
 import { invalidDateRange, type ServiceContext } from '@pps/shared/http';
 import { requireMerchant } from '../merchants/merchants.access';
 import { balanceResource, balanceTransactionResource } from './balances.presenter';
-import { listBalanceTransactionRows, merchantBalances } from './balances.repository';
+import { type BalanceTransactionFilter, listBalanceTransactionRows, merchantBalances } from './balances.repository';
 
 /**
  * GET /merchants/{id}/balance: what the ledger holds for the merchant (404 unknown, 403 another account's, as every
@@ -20,15 +19,8 @@ export async function getBalance({
   return balanceResource(merchant.id, await merchantBalances(ctx.db, merchant.id));
 }
 
-export type ListBalanceTransactionsInput = {
-  merchantId: string;
-  type?: schema.BalanceTransactionType;
-  payoutId?: string;
-  startDate?: Date;
-  endDate?: Date;
-  limit: number;
-  offset: number;
-};
+/** The query of GET /merchants/{id}/balance-transactions: the repository's filter as the route passes it. */
+export type ListBalanceTransactionsInput = BalanceTransactionFilter;
 
 /** GET /merchants/{id}/balance-transactions: a page, newest first; the dates filter as GET /payments's do. */
 export async function listBalanceTransactions({

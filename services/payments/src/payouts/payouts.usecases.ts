@@ -1,5 +1,4 @@
 import type { CreatePayoutBody } from '@pps/shared/contract';
-import type { schema } from '@pps/shared/db';
 import { invalidDateRange, isOperator, ownedBy, type ServiceContext, wallClockNow } from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
 import { createPayouts } from '@pps/shared/payouts';
@@ -13,6 +12,7 @@ import {
   listPayoutRows,
   lockPayoutSchedule,
   type Payout,
+  type PayoutListFilter,
 } from './payouts.repository';
 
 /**
@@ -92,14 +92,8 @@ export async function getPayoutReconciliation({ ctx, input }: { ctx: ServiceCont
   return reconciliationResource(payout, await carriedBalanceTransactions(ctx.db, payout.id));
 }
 
-export type ListPayoutsInput = {
-  merchantId?: string;
-  status?: schema.PayoutStatus;
-  startDate?: Date;
-  endDate?: Date;
-  limit: number;
-  offset: number;
-};
+/** The query of GET /payouts: the repository's filter but the account, which the caller's context gives. */
+export type ListPayoutsInput = Omit<PayoutListFilter, 'accountId'>;
 
 /**
  * GET /payouts: the account's payouts, or one merchant's (an unknown merchant is a 400, another account's a 403,
