@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { build } from '../scripts/build';
 import { cpuPerRequest, sampleCpu } from './cpu';
@@ -23,10 +23,12 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARM_UP_SECONDS = 5;
 const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
 
-// The revision's tree, under .tmp so its bundle finds this checkout's node_modules.
+// The revision's tree, under .tmp so its bundle finds this checkout's node_modules; its own workspace packages are
+// linked in its own node_modules, which resolution reaches first (else `@pps/*` would be this tree's code).
 const tree = resolve('.tmp', `compare-${randomBytes(3).toString('hex')}`);
 execFileSync('git', ['worktree', 'add', '--detach', tree, revision], { stdio: 'ignore' });
 try {
+  linkWorkspaces(tree);
   const current = join('.tmp', `bench-dist-${randomBytes(3).toString('hex')}`);
   await build(current);
   const { build: buildThen } = (await import(join(tree, 'scripts/build.ts'))) as typeof import('../scripts/build');
@@ -97,6 +99,22 @@ function mean(runs: Run[]): Run {
     serverMs: Number(of('serverMs').toFixed(2)),
     postgresMs: Number(of('postgresMs').toFixed(2)),
   };
+}
+
+/** Links each workspace package of `root` (its package.json `workspaces`, `dir/*` patterns) into its node_modules. */
+function linkWorkspaces(root: string): void {
+  const { workspaces = [] } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { workspaces?: string[] };
+  for (const pattern of workspaces) {
+    const parent = join(root, pattern.replace(/\/\*$/, ''));
+    const folders = pattern.endsWith('/*') ? readdirSync(parent).map((name) => join(parent, name)) : [parent];
+    for (const folder of folders) {
+      const manifest = join(folder, 'package.json');
+      if (!existsSync(manifest)) continue;
+      const { name } = JSON.parse(readFileSync(manifest, 'utf8')) as { name: string };
+      mkdirSync(dirname(join(root, 'node_modules', name)), { recursive: true });
+      symlinkSync(folder, join(root, 'node_modules', name));
+    }
+  }
 }
 
 function format(run: Run) {
