@@ -164,6 +164,16 @@ describe('text PostgreSQL cannot store', () => {
     expectError(merchant, 400, 'invalid_field', '/data/attributes/personalAddress/line1');
     expectError(await stack.call('GET', '/payments/pay_%00', { as: creds }), 400, 'invalid_path');
     expectError(await stack.call('GET', '/merchants/mer_a%00b', { as: creds }), 400, 'invalid_path');
+    // In a query string: a 400 naming the parameter, before any route reads it (it reached PostgreSQL: a 500).
+    const queries = [
+      ['/events?resourceId=%00', 'resourceId'],
+      ['/payouts?merchantId=mer_%00', 'merchantId'],
+      ['/payments?id=mer_1&status=%ED%A0%80', 'status'],
+    ];
+    for (const [path, parameter] of queries) {
+      const error = expectError(await stack.call('GET', path!, { as: creds }), 400, 'invalid_field');
+      expect(error.source).toEqual({ parameter });
+    }
     expect(await counts()).toEqual(before);
   });
 });

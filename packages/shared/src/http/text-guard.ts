@@ -54,14 +54,30 @@ export function unstorableStrings(root: unknown): ApiErrorInit[] {
   return problems;
 }
 
+/** Every query-string parameter (name or value) that cannot be stored, with its name as `source.parameter`. */
+export function unstorableParameters(queries: Record<string, string[]>): ApiErrorInit[] {
+  const problems: ApiErrorInit[] = [];
+  for (const [name, values] of Object.entries(queries)) {
+    const bad = [name, ...values].find((text) => UNSTORABLE.test(text));
+    if (bad !== undefined) {
+      const detail = `the query parameter ${JSON.stringify(name)} ${problemOf(bad)}`;
+      problems.push({ status: 400, code: 'invalid_field', detail, parameter: name });
+    }
+  }
+  return problems;
+}
+
 /**
  * 400 for text that cannot be stored, before any route runs: a NUL or an unpaired surrogate anywhere in a JSON
- * body (every such field listed with its pointer), a body nested absurdly deep, or a NUL in the path. Malformed JSON is left to the validator.
+ * body (every such field listed with its pointer) or in a query-string parameter (listed by its name), a body
+ * nested absurdly deep, or a NUL in the path. Malformed JSON is left to the validator.
  */
 export const textGuard = (): MiddlewareHandler => async (c, next) => {
   if (c.req.path.includes('\u0000')) {
     throw new ApiError({ status: 400, code: 'invalid_path', detail: 'The path must not contain a NUL character' });
   }
+  const parameters = unstorableParameters(c.req.queries());
+  if (parameters.length > 0) throw ApiError.many(parameters);
   if ((c.req.header('content-type') ?? '').toLowerCase().includes('json') && hasBody(c.req.raw)) {
     let parsed: unknown;
     try {
