@@ -19,7 +19,10 @@ export function createPaymentsApp(deps: ServiceDeps & { processor?: Processor })
   registerTokenRoutes(app, deps);
   registerCheckoutRoutes(app, deps);
   registerCustomerRoutes(app, deps);
-  registerPaymentRoutes(app, { ...deps, processor: deps.processor ?? new SandboxProcessor() });
+  registerPaymentRoutes(app, {
+    ...deps,
+    processor: deps.processor ?? new SandboxProcessor({ latencyMs: deps.config.SANDBOX_LATENCY_MS }),
+  });
   registerPayoutRoutes(app, deps);
   registerReportRoutes(app, deps);
   registerWebhookRoutes(app, deps);

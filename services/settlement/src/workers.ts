@@ -41,7 +41,7 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
   const jobDeps: JobDeps = {
     config: deps.config,
     db: deps.db,
-    processor: deps.processor ?? new SandboxProcessor(),
+    processor: deps.processor ?? new SandboxProcessor({ latencyMs: deps.config.SANDBOX_LATENCY_MS }),
     cipher: deps.cipher ?? createDataCipher(deps.config),
     metrics: deps.metrics,
     endpointSlots: new EndpointSlots(deps.config.WEBHOOK_ENDPOINT_CONCURRENCY),

@@ -106,6 +106,10 @@ export const configSchema = z.object({
   FEE_RATE_BASIS_POINTS: z.coerce.number().int().min(0).max(10_000).default(290),
   FEE_FIXED_CENTS: z.coerce.number().int().min(0).default(30),
   IDEMPOTENCY_TTL_DAYS: z.coerce.number().int().min(1).max(90).default(7),
+  /** How long every sandbox processor answer waits (card authorisation, ACH debit): a real acquirer's latency. */
+  SANDBOX_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+  /** A payment left `processing` (a crash between its phases) this long, in real time, is resolved by recovery. */
+  PAYMENT_RECOVERY_AFTER_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   CARD_SETTLEMENT_BUSINESS_DAYS: z.coerce.number().int().min(0).max(30).default(1),
   ACH_SETTLEMENT_BUSINESS_DAYS: z.coerce.number().int().min(0).max(30).default(3),
   DEMO_ACCOUNT: bool.default(true),

@@ -31,11 +31,12 @@ export async function debitAch({
   const merchant = await activeMerchant(ctx, input.merchantId, pointers.merchantId);
   const price = priceOf(ctx, merchant, input.transaction.amount, undefined);
   const { accountNumber, routingNumber } = input.bank;
-  const outcome = await deps.processor.debitAch({ accountNumber, routingNumber, amount: price.gross });
+  const id = newId('payment');
+  const outcome = await deps.processor.debitAch({ paymentId: id, accountNumber, routingNumber, amount: price.gross });
   const now = ctx.clock.now();
 
   const payment: NewPayment = {
-    id: newId('payment'),
+    id,
     accountId: ctx.accountId,
     merchantId: merchant.id,
     paymentType: 'ACH',

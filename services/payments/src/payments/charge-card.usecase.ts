@@ -84,7 +84,9 @@ export async function chargeCard({
         useAVS: input.token.useAVS,
       };
   const now = ctx.clock.now();
+  const id = newId('payment');
   const result = await deps.processor.authorizeCard({
+    paymentId: id,
     card: { number: vault.card.number, expiry: charge.expiry, holder: charge.holder },
     amount: price.gross,
     billingAddress: charge.billingAddress,
@@ -98,7 +100,7 @@ export async function chargeCard({
       : { code: result.code, message: result.message };
 
   const payment: NewPayment = {
-    id: newId('payment'),
+    id,
     accountId: ctx.accountId,
     merchantId: merchant.id,
     paymentType: 'card',

@@ -9,6 +9,8 @@ import type { schema } from '@pps/shared/db';
 export type AvsResult = 'Y' | 'Z' | 'A' | 'N' | 'U';
 
 export type CardAuthorizationRequest = {
+  /** The payment this authorises: the processor remembers its answer by it (`lookup`). */
+  paymentId: string;
   card: { number: string; expiry: string /* MMYY */; holder: string };
   /** Integer cents. */
   amount: number;
@@ -29,6 +31,8 @@ export type CardAuthorization = {
 };
 
 export type AchDebitRequest = {
+  /** The payment this debits: the processor remembers its answer by it (`lookup`). */
+  paymentId: string;
   /** The clear account and routing numbers: never logged, never put in a job payload. */
   accountNumber: string;
   routingNumber: string;
@@ -38,6 +42,9 @@ export type AchDebitRequest = {
 
 export type AchOutcome = { accepted: boolean; code: string; message: string };
 
+/** What the processor answered about a payment, asked again by the payment's id. */
+export type ProcessorAnswer = { rail: 'card'; authorization: CardAuthorization } | { rail: 'ach'; outcome: AchOutcome };
+
 /** The ACH return an entry gets when it settles (NACHA return reason codes). */
 export type AchReturn = { code: 'R01' | 'R02' | 'R03' | 'R04'; message: string };
 
@@ -46,6 +53,11 @@ export interface Processor {
   authorizeCard(request: CardAuthorizationRequest): Promise<CardAuthorization>;
   /** Accepts an ACH debit for origination, or refuses it at once (e.g. a known insufficient-funds account). */
   debitAch(request: AchDebitRequest): Promise<AchOutcome>;
+  /**
+   * What it answered about this payment (`authorizeCard` or `debitAch` with its id), or null when it never got the
+   * request: how recovery resolves a payment a crash left between the call and the record of its outcome.
+   */
+  lookup(paymentId: string): Promise<ProcessorAnswer | null>;
   /** Whether the receiving bank returns the entry when it settles; null when it settles. */
   achReturnAtSettlement(entry: { amount: number }): AchReturn | null;
   /**

@@ -9,6 +9,7 @@ const fullAddress: BillingAddress = { line1: '1 Market St', city: 'San Francisco
 
 const authorize = (number: string, overrides: Partial<CardAuthorizationRequest> = {}) =>
   processor.authorizeCard({
+    paymentId: `pay_${number}_${Math.random()}`,
     card: { number, expiry: '1230', holder: 'Jane Doe' },
     amount: 1000,
     billingAddress: fullAddress,
@@ -150,5 +151,41 @@ describe('SandboxProcessor: payout returns', () => {
     });
     expect(processor.payoutReturn({ accountNumber: '000000005502' })).toBeNull();
     expect(processor.payoutReturn({ accountNumber: '000123456789' })).toBeNull();
+  });
+});
+
+describe('SandboxProcessor: latency and lookup', () => {
+  it('remembers each answer by payment id; an unknown id is null', async () => {
+    const card = await processor.authorizeCard({
+      paymentId: 'pay_remembered_card',
+      card: { number: '4000000000000002', expiry: '1230', holder: 'Jane Doe' },
+      amount: 1000,
+      billingAddress: null,
+      now,
+    });
+    const ach = await processor.debitAch({
+      paymentId: 'pay_remembered_ach',
+      accountNumber: '9876543',
+      routingNumber: '021000021',
+      amount: 1000,
+    });
+    expect(await processor.lookup('pay_remembered_card')).toEqual({ rail: 'card', authorization: card });
+    expect(await processor.lookup('pay_remembered_ach')).toEqual({ rail: 'ach', outcome: ach });
+    expect(await processor.lookup('pay_never_asked')).toBeNull();
+  });
+
+  it('waits latencyMs before answering, without blocking the event loop', async () => {
+    const slow = new SandboxProcessor({ latencyMs: 200 });
+    const started = performance.now();
+    let ticks = 0;
+    const ticking = setInterval(() => {
+      ticks += 1;
+    }, 10);
+    await slow.debitAch({ paymentId: 'pay_slow', accountNumber: '12345678', routingNumber: '021000021', amount: 500 });
+    clearInterval(ticking);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(195);
+    expect(ticks).toBeGreaterThan(5);
+    // Remembered from the moment it was decided: a lookup during the wait finds it too.
+    expect(await slow.lookup('pay_slow')).toMatchObject({ rail: 'ach', outcome: { accepted: true } });
   });
 });

@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   AchDebitRequest,
   AchOutcome,
@@ -8,6 +9,7 @@ import type {
   CardAuthorizationRequest,
   PayoutReturn,
   Processor,
+  ProcessorAnswer,
 } from '../processor/processor';
 import { cardBrandOf, isCardExpired, luhnValid, normalizeCardNumber } from '../tokens/card';
 import type { BillingAddress } from '../tokens/tokens.repository';
@@ -69,13 +71,53 @@ export function newAuthCode(): string {
   return code;
 }
 
+/** How many answers the sandbox remembers; the oldest are forgotten first (recovery asks within minutes). */
+const REMEMBERED = 100_000;
+
 /**
  * The built-in sandbox: decides by card number as docs/design.md's table says. The expiry is checked first (by
  * `now`), then the issuer's table; every other Luhn-valid card is approved. Declines carry AVS `U`: the
  * issuer stopped before verifying the address. Amounts never change the outcome.
+ *
+ * Every card or ACH answer waits `latencyMs` (SANDBOX_LATENCY_MS; a timer, the event loop is free meanwhile), and is
+ * remembered by payment id for `lookup`, in this process's memory: another process's sandbox (settlement's
+ * recovery) knows none of them, and a restart forgets them. A real acquirer answers `lookup` from its own records.
  */
 export class SandboxProcessor implements Processor {
+  private readonly latencyMs: number;
+  private readonly answers = new Map<string, ProcessorAnswer>();
+
+  constructor(options: { latencyMs?: number } = {}) {
+    this.latencyMs = options.latencyMs ?? 0;
+  }
+
   async authorizeCard(request: CardAuthorizationRequest): Promise<CardAuthorization> {
+    const authorization = this.decideCard(request);
+    await this.answer(request.paymentId, { rail: 'card', authorization });
+    return authorization;
+  }
+
+  async debitAch(request: AchDebitRequest): Promise<AchOutcome> {
+    const outcome = this.decideAch(request);
+    await this.answer(request.paymentId, { rail: 'ach', outcome });
+    return outcome;
+  }
+
+  async lookup(paymentId: string): Promise<ProcessorAnswer | null> {
+    return this.answers.get(paymentId) ?? null;
+  }
+
+  /** Remembers the answer (as given, before the wait: the network decided), then waits the configured latency. */
+  private async answer(paymentId: string, answer: ProcessorAnswer) {
+    this.answers.set(paymentId, answer);
+    if (this.answers.size > REMEMBERED) {
+      const oldest = this.answers.keys().next().value;
+      if (oldest !== undefined) this.answers.delete(oldest);
+    }
+    if (this.latencyMs > 0) await sleep(this.latencyMs);
+  }
+
+  private decideCard(request: CardAuthorizationRequest): CardAuthorization {
     if (!Number.isSafeInteger(request.amount) || request.amount <= 0) {
       throw new RangeError('amount must be positive integer cents');
     }
@@ -103,7 +145,7 @@ export class SandboxProcessor implements Processor {
     };
   }
 
-  async debitAch(request: AchDebitRequest): Promise<AchOutcome> {
+  private decideAch(request: AchDebitRequest): AchOutcome {
     if (!Number.isSafeInteger(request.amount) || request.amount <= 0) {
       throw new RangeError('amount must be positive integer cents');
     }
