@@ -1,13 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../http/errors';
 import {
+  assertStoredTransition,
   assertTransition,
+  canStoredTransition,
   canTransition,
+  finalPaymentStatuses,
   isFinalPaymentStatus,
   isPaymentStatus,
   type PaymentStatus,
   paymentStatuses,
   paymentTransitions,
+  processingTransitions,
+  type StoredPaymentStatus,
+  servedPaymentStatus,
   statusAfterSettlement,
 } from './payment-states';
 
@@ -101,5 +107,39 @@ describe('statusAfterSettlement', () => {
       code: 'illegal_transition',
       detail: `A ${status} payment cannot be settled`,
     });
+  });
+});
+
+describe('processing (a new payment between its phases)', () => {
+  const stored: StoredPaymentStatus[] = [...paymentStatuses, 'processing'];
+
+  it('leads only to pending (authorised) or failed (declined), and nothing leads to it', () => {
+    expect(processingTransitions).toEqual([
+      { from: 'processing', to: 'pending', event: 'authorize' },
+      { from: 'processing', to: 'failed', event: 'decline' },
+    ]);
+    for (const to of stored) expect(canStoredTransition('processing', to)).toBe(to === 'pending' || to === 'failed');
+    for (const from of stored) expect(canStoredTransition(from, 'processing')).toBe(false);
+    expect(thrown(() => assertStoredTransition('processing', 'voided'))).toBeInstanceOf(ApiError);
+    expect(() => assertStoredTransition('processing', 'pending')).not.toThrow();
+  });
+
+  it('keeps the served machine as it was: the served statuses, transitions and final statuses never name it', () => {
+    expect(isPaymentStatus('processing')).toBe(false);
+    const named = paymentTransitions.flatMap(({ from, to }): string[] => [from, to]);
+    expect(named).not.toContain('processing');
+    expect(finalPaymentStatuses).not.toContain('processing');
+    for (const from of paymentStatuses) {
+      for (const to of paymentStatuses) expect(canStoredTransition(from, to)).toBe(canTransition(from, to));
+    }
+  });
+
+  it('reads as pending; every other status reads as itself', () => {
+    expect(servedPaymentStatus('processing')).toBe('pending');
+    for (const status of paymentStatuses) expect(servedPaymentStatus(status)).toBe(status);
+  });
+
+  it('is never settled', () => {
+    expect(thrown(() => statusAfterSettlement('processing'))).toMatchObject({ code: 'illegal_transition' });
   });
 });

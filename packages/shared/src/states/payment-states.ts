@@ -24,11 +24,42 @@ export const paymentTransitions: readonly PaymentTransition[] = [
   { from: 'partial_refund', to: 'refunded', event: 'refund' },
 ];
 
+/**
+ * A new card or ACH payment between its phases: recorded, its processor's answer not yet (docs/design.md,
+ * Idempotency and concurrency). Internal: never listed, never in the served machine; a retrieval reads `pending`.
+ */
+export const PROCESSING = 'processing';
+/** What the `status` column holds: a served status, or `processing`. */
+export type StoredPaymentStatus = PaymentStatus | typeof PROCESSING;
+export type PaymentOutcomeEvent = 'authorize' | 'decline';
+
+/**
+ * The only ways out of `processing`, and nothing leads into it (a record is inserted `processing`): the processor's
+ * outcome (phase 3, or recovery) makes the payment `pending` or `failed`. Not served at GET /payments/states.
+ */
+export const processingTransitions: readonly Transition<StoredPaymentStatus, PaymentOutcomeEvent>[] = [
+  { from: PROCESSING, to: 'pending', event: 'authorize' },
+  { from: PROCESSING, to: 'failed', event: 'decline' },
+];
+
+/** The status a client sees: `processing` reads `pending` (the payment is not decided yet). */
+export const servedPaymentStatus = (status: StoredPaymentStatus): PaymentStatus =>
+  status === PROCESSING ? 'pending' : status;
+
 export const finalPaymentStatuses: readonly PaymentStatus[] = ['failed', 'voided', 'refunded'];
 
 const machine = stateMachine({ resource: 'payment', statuses: paymentStatuses, transitions: paymentTransitions });
 
+const stored = stateMachine<StoredPaymentStatus, PaymentEvent | PaymentOutcomeEvent>({
+  resource: 'payment',
+  statuses: [...paymentStatuses, PROCESSING],
+  transitions: [...paymentTransitions, ...processingTransitions],
+});
+
 export const isPaymentStatus = machine.is;
+/** Checks a status change of a stored record, `processing` included (the outcome of a new payment). */
+export const assertStoredTransition = stored.assert;
+export const canStoredTransition = stored.can;
 export const isFinalPaymentStatus = (status: PaymentStatus): boolean => finalPaymentStatuses.includes(status);
 export const canTransition = machine.can;
 export const assertTransition = machine.assert;
@@ -38,7 +69,7 @@ export const assertTransition = machine.assert;
  * records `settledAt` and keeps its status; that is not a transition. Failed, voided or completed payments are
  * never settled.
  */
-export function statusAfterSettlement(status: PaymentStatus): PaymentStatus {
+export function statusAfterSettlement(status: StoredPaymentStatus): PaymentStatus {
   if (status === 'pending') return 'completed';
   if (status === 'partial_refund' || status === 'refunded') return status;
   throw new ApiError({ status: 422, code: 'illegal_transition', detail: `A ${status} payment cannot be settled` });

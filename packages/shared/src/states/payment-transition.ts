@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { type NewPayment, type Payment, payments } from '../db/schema/payments';
 import { textArray } from '../db/unnest';
-import { assertTransition, type PaymentStatus, statusAfterSettlement } from './payment-states';
+import { assertStoredTransition, type PaymentStatus, statusAfterSettlement } from './payment-states';
 
 /**
  * The state timestamps and outcome columns a status change may set beside the status: `code` and `message` are the
@@ -22,7 +22,7 @@ export async function transitionPayment(
   input: { payment: Payment; to: PaymentStatus; at: Date; set?: TransitionColumns },
 ): Promise<Payment> {
   const { payment, to, at, set } = input;
-  assertTransition(payment.status, to);
+  assertStoredTransition(payment.status, to);
   const [row] = await tx
     .update(payments)
     .set({ ...set, status: to, updatedAt: at })
@@ -45,7 +45,7 @@ export async function settlePayments(
   if (items.length === 0) return [];
   const settled = items.map(({ payment, at }) => {
     const status = statusAfterSettlement(payment.status);
-    if (status !== payment.status) assertTransition(payment.status, status);
+    if (status !== payment.status) assertStoredTransition(payment.status, status);
     return { payment: { ...payment, status, settledAt: at, updatedAt: at }, from: payment.status, at };
   });
   // Written out: the builder's update cannot take its rows from `unnest(…)`, which keeps this one statement

@@ -64,6 +64,21 @@ export function answerPart(key: IdempotencyKeyRef, response: StoredResponse & { 
   };
 }
 
+const IN_FLIGHT = 'update idempotency_keys set payment_id = $3 where account_id = $1 and request_id = $2';
+
+/** Names the payment of a claimed key before its answer is known (phase 1 of a new payment): recovery's way back. */
+export function inFlightPart(key: IdempotencyKeyRef, paymentId: string): Part {
+  return { text: IN_FLIGHT, params: [key.accountId, key.requestId, paymentId] };
+}
+
+const ANSWER_IN_FLIGHT = `update idempotency_keys set response_status = $2, response_body = $3
+  where payment_id = $1 and response_status is null`;
+
+/** Stores the answer on the key of a payment in flight, if it has one (recovery: the request's key is not known). */
+export function answerInFlightPart(paymentId: string, response: StoredResponse): Part {
+  return { text: ANSWER_IN_FLIGHT, params: [paymentId, response.status, JSON.stringify(response.body)] };
+}
+
 /** Removes one key if it is still the expired row that was read (a fresh claim made meanwhile stays). */
 export async function deleteIdempotencyKeyCreatedAt(db: DbOrTx, key: IdempotencyKeyRef, createdAt: Date) {
   await db

@@ -1,6 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { IDEMPOTENCY_KEY_HEADER } from '@pps/shared/contract';
 import {
   type DbOrTx,
+  isDatabaseUnavailable,
   isTransaction,
   type Part,
   pipelinedTransaction,
@@ -17,6 +19,7 @@ import {
   findIdempotencyKey,
   type IdempotencyKeyRef,
   idempotencyCutoff,
+  inFlightPart,
   type StoredResponse,
 } from './idempotency.repository';
 
@@ -51,6 +54,22 @@ export const idempotencyKeyReused = (key: GivenKey) =>
         ? 'This requestId was already used with a different request body; use a new requestId'
         : 'This Idempotency-Key was already used with a different request body; use a new key',
     ...keySource(key),
+  });
+
+/**
+ * A replay of a key whose first request is still in flight (claimed, its payment waiting for the processor): it is
+ * never run twice, and its answer is not known yet. `Retry-After: 1`: the answer is usually a processor call away.
+ */
+export const idempotencyKeyInUse = (key: GivenKey) =>
+  new ApiError({
+    status: 409,
+    code: 'idempotency_key_in_use',
+    detail:
+      key.from === 'body'
+        ? 'The first request with this requestId is still being processed; retry it in a moment for its answer'
+        : 'The first request with this Idempotency-Key is still being processed; retry it in a moment for its answer',
+    ...keySource(key),
+    headers: { 'retry-after': '1' },
   });
 
 export const idempotencyKeyMismatch = () =>
@@ -128,6 +147,91 @@ export async function runIdempotent<R = never>(options: Options<R>): Promise<Ide
   });
 }
 
+/**
+ * A new payment in three phases (docs/design.md, Idempotency and concurrency): what `runInPhases` needs of it once
+ * phase 1 has checked and priced it.
+ */
+export type Phased<A> = {
+  /** Its record, inserted `processing` with the claim (phase 1; stored with the key, so recovery finds it). */
+  paymentId: string;
+  writes: Part[];
+  /** Phase 2: the processor, called with no transaction open and no connection held. */
+  call: () => Promise<A>;
+  /**
+   * Phase 3, in a transaction of its own: the outcome's writes and answer, or undefined when the record is no longer
+   * `processing` (recovery resolved it meanwhile; its answer is the key's).
+   */
+  record: (tx: Tx, answer: A) => Promise<OperationResult | undefined>;
+};
+
+/**
+ * A new card or ACH payment, idempotently when a key is given, in three phases so no transaction and no pooled
+ * connection waits on the processor: (1) one commit claims the key and inserts the record `processing` (a replay
+ * meanwhile is a 409 `idempotency_key_in_use`); (2) `call`, outside any transaction; (3) one commit records the
+ * outcome, conditional on the record still being `processing`, with the answer stored on the key. A thrown error in
+ * phase 1 rolls everything back, as `runIdempotent`; one in phase 2 or 3 leaves the record to recovery.
+ */
+export async function runInPhases<R, A>(
+  options: Omit<Options<R>, 'operation'> & { begin: (tx: Tx, prefetched: R | undefined) => Promise<Phased<A>> },
+): Promise<IdempotentResponse> {
+  const { prefetch, key: given } = options;
+  const key: IdempotencyKeyRef | undefined = given && {
+    accountId: options.accountId,
+    requestId: given.value.toLowerCase(),
+  };
+  const claimed = await inTransaction<{ replay: StoredResponse } | { phased: Phased<A> }>(options.db, async (tx) => {
+    const replaying = key && given && claimOrReplay(tx, options, key, requestHash(options.data), given);
+    const prefetched = prefetch?.(tx);
+    const replay = await replaying;
+    if (replay) return { result: { replay } };
+    const phased = await options.begin(tx, await prefetched);
+    const writes = key ? [...phased.writes, inFlightPart(key, phased.paymentId)] : phased.writes;
+    return { result: { phased }, pending: [sendTogether(tx, writes)] };
+  });
+  if ('replay' in claimed) return { ...claimed.replay, replayed: true };
+  const { phased } = claimed;
+  const answer = await phased.call();
+  // The answer in hand is recorded, not left to recovery, when the database was away for a moment (restarting,
+  // failing over): phase 3 again, conditional on `processing`, finds the stored answer if the lost commit went through.
+  const giveUpAt = Date.now() + PHASE3_RETRY_MS;
+  for (;;) {
+    try {
+      return await recordPhase3(options.db, key, phased, answer);
+    } catch (error) {
+      if (!isDatabaseUnavailable(error) || Date.now() >= giveUpAt) throw error;
+      await sleep(PHASE3_RETRY_PAUSE_MS);
+    }
+  }
+}
+
+/** How long phase 3 is tried again after the database went away, and the pause between tries. */
+const PHASE3_RETRY_MS = 2000;
+const PHASE3_RETRY_PAUSE_MS = 200;
+
+/** Phase 3 of `runInPhases`: the outcome and the stored answer in one commit, or the answer stored meanwhile. */
+function recordPhase3<A>(
+  db: DbOrTx,
+  key: IdempotencyKeyRef | undefined,
+  phased: Phased<A>,
+  answer: A,
+): Promise<IdempotentResponse> {
+  return inTransaction<IdempotentResponse>(db, async (tx) => {
+    const outcome = await phased.record(tx, answer);
+    if (!outcome) {
+      const held = key && (await findIdempotencyKey(tx, key));
+      if (held?.responseStatus == null || !held.responseBody) {
+        throw new Error(`payment ${phased.paymentId} was resolved without this request, and has no stored answer`);
+      }
+      return { result: { status: held.responseStatus, body: held.responseBody, replayed: false } };
+    }
+    const writes = [...(outcome.writes ?? []), ...(key ? [answerPart(key, outcome)] : [])];
+    return {
+      result: { status: outcome.status, body: outcome.body, replayed: false },
+      pending: writes.length > 0 ? [sendTogether(tx, writes)] : [],
+    };
+  });
+}
+
 /** A pipelined transaction of its own, or the caller's transaction (its writes awaited here). */
 async function inTransaction<T>(
   db: DbOrTx,
@@ -164,8 +268,7 @@ async function claimOrReplay(
     return claimOrReplay(tx, options, key, hash, given, true);
   }
   if (held.requestHash !== hash) throw idempotencyKeyReused(given);
-  if (held.responseStatus == null || !held.responseBody) {
-    throw new Error(`idempotency key ${key.requestId} committed without its response`);
-  }
+  // Committed without its answer: a new payment between its phases (`runInPhases`).
+  if (held.responseStatus == null || !held.responseBody) throw idempotencyKeyInUse(given);
   return { status: held.responseStatus, body: held.responseBody };
 }

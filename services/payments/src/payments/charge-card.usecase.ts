@@ -1,26 +1,19 @@
-import { settleAtFor } from '@pps/shared/clock';
 import type { PaymentInputOf } from '@pps/shared/contract';
 import type { FieldCipher } from '@pps/shared/crypto';
 import { settledValue } from '@pps/shared/db';
-import type { ServiceContext } from '@pps/shared/http';
+import { type ServiceContext, wallClockNow } from '@pps/shared/http';
 import { newId } from '@pps/shared/ids';
-import { captureLines } from '@pps/shared/ledger';
-import type { OperationResult } from '../idempotency/idempotency';
-import { avsAccepted } from '../processor/avs-policy';
-import type { Processor } from '../processor/processor';
+import { PROCESSING } from '@pps/shared/states';
+import type { Phased } from '../idempotency/idempotency';
+import type { CardAuthorizationRequest, Processor, ProcessorAnswer } from '../processor/processor';
 import { loadCardForCharge } from '../tokens/tokens.repository';
-import { type FailedTransaction, paymentErrors, pointers } from './payments.errors';
+import { paymentErrors, pointers } from './payments.errors';
 import type { NewPayment } from './payments.repository';
 import { activeMerchant, moneyColumns, priceOf } from './pricing';
-import { recordNewPayment } from './record-payment';
+import { processingPart, recordOutcome } from './record-payment';
 
 export type CardPaymentInput = PaymentInputOf<'tokenv3'> | PaymentInputOf<'tokenv3Split'> | PaymentInputOf<'card'>;
 export type ChargeDeps = { processor: Processor; cipher: FieldCipher };
-
-/** The API's success code (the processor's own approval code is not shown). */
-const APPROVED_CODE = '0';
-/** How the payment record reads when the issuer approved but the merchant's AVS policy refuses the result. */
-const AVS_REFUSED = { code: 'AVS', message: 'Address verification failed' } as const;
 
 /**
  * The reads of a charge (the merchants and the vault token), sent together: one round trip, behind the idempotency
@@ -40,12 +33,13 @@ export function readsForCharge(ctx: ServiceContext, input: CardPaymentInput, dep
 export type ChargeReads = Awaited<ReturnType<typeof readsForCharge>>;
 
 /**
- * tokenv3, tokenv3Split and card: checks the merchants and the vault token (`reads`), authorizes with the
- * processor and records the outcome. Approved: a `pending` payment, its capture posting and `payment.created`.
- * Declined or AVS-refused: a `failed` payment and `payment.failed`, answered 402/422 (returned, not thrown, so the
- * record and the idempotency key commit). Runs inside the caller's transaction (`ctx.db`).
+ * tokenv3, tokenv3Split and card, phase 1 (docs/design.md, Idempotency and concurrency): checks the merchants and the
+ * vault token (`reads`) and prices the charge, in the caller's transaction (`ctx.db`); the record goes in
+ * `processing`. Phase 2 authorises with the processor, outside any transaction; phase 3 records the outcome
+ * (`recordOutcome`): approved, `pending` with its capture posting and `payment.created`; declined or AVS-refused,
+ * `failed` and `payment.failed`, answered 402/422.
  */
-export async function chargeCard({
+export async function beginCharge({
   ctx,
   input,
   deps,
@@ -56,7 +50,7 @@ export async function chargeCard({
   deps: ChargeDeps;
   /** Prefetched by the caller, else read now. */
   reads?: ChargeReads;
-}): Promise<OperationResult> {
+}): Promise<Phased<ProcessorAnswer>> {
   const split = input.paymentType === 'tokenv3Split' ? input.split : undefined;
   const byVault = input.paymentType === 'card';
   const tokenId = byVault ? input.paymentMethod.token : input.token.tokenId;
@@ -84,62 +78,39 @@ export async function chargeCard({
         useAVS: input.token.useAVS,
       };
   const now = ctx.clock.now();
-  const id = newId('payment');
-  const result = await deps.processor.authorizeCard({
-    paymentId: id,
-    card: { number: vault.card.number, expiry: charge.expiry, holder: charge.holder },
-    amount: price.gross,
-    billingAddress: charge.billingAddress,
-    now,
-  });
-  const approved = result.approved && avsAccepted(result.avsResult, merchant.avsMode, charge.useAVS);
-  const outcome = approved
-    ? { code: APPROVED_CODE, message: result.message }
-    : result.approved
-      ? AVS_REFUSED
-      : { code: result.code, message: result.message };
-
   const payment: NewPayment = {
-    id,
+    id: newId('payment'),
     accountId: ctx.accountId,
     merchantId: merchant.id,
     paymentType: 'card',
     requestType: input.paymentType,
-    status: approved ? 'pending' : 'failed',
+    status: PROCESSING,
     ...moneyColumns(price, input.transaction),
     splitMerchantId: split?.merchantId ?? null,
     splitAmount: split?.amount ?? null,
-    code: outcome.code,
-    message: outcome.message,
-    authCode: approved ? result.authCode : null,
-    avsResult: result.avsResult ?? null,
+    code: '',
+    message: '',
     tokenId,
-    card: {
-      brand: result.brand ?? vault.card.brand,
-      last4: result.last4 ?? vault.card.last4,
-      expiry: charge.expiry,
-      holder: charge.holder,
-    },
+    card: { brand: vault.card.brand, last4: vault.card.last4, expiry: charge.expiry, holder: charge.holder },
     billingAddress: charge.billingAddress,
+    avsRequested: charge.useAVS,
     miscData: input.miscData ?? null,
-    settleAt: approved ? settleAtFor(now, ctx.config.CARD_SETTLEMENT_BUSINESS_DAYS) : null,
-    failedAt: approved ? null : now,
     requestId: ctx.requestId,
     createdAt: now,
     updatedAt: now,
   };
-
-  if (approved) {
-    const capture = captureLines({ rail: 'card', merchantId: merchant.id, ...price, split });
-    return recordNewPayment(ctx, payment, { approved: true, capture });
-  }
-  const failure: FailedTransaction = {
-    code: outcome.code,
-    message: outcome.message,
-    avsResult: payment.avsResult ?? null,
+  const request: CardAuthorizationRequest = {
+    paymentId: payment.id,
+    card: { number: vault.card.number, expiry: charge.expiry, holder: charge.holder },
+    amount: price.gross,
+    billingAddress: charge.billingAddress,
+    now,
   };
-  const error = result.approved
-    ? paymentErrors.avsMismatch(payment.id, failure, merchant.avsMode)
-    : paymentErrors.cardDeclined(payment.id, failure);
-  return recordNewPayment(ctx, payment, { approved: false, error });
+  return {
+    paymentId: payment.id,
+    writes: [processingPart(payment, wallClockNow(ctx))],
+    call: async () => ({ rail: 'card', authorization: await deps.processor.authorizeCard(request) }),
+    // Recorded as of its creation: the processor call is part of making it (the record reads as made at once).
+    record: (tx, answer) => recordOutcome(ctx, tx, payment, answer, now),
+  };
 }

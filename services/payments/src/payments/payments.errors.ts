@@ -74,6 +74,14 @@ export const paymentErrors = {
       pointer: pointers.bankAccountNumber,
       meta: { paymentId, transaction },
     }),
+  processingAbandoned: (paymentId: string, transaction: FailedTransaction) =>
+    new ApiError({
+      status: 402,
+      code: 'processing_abandoned',
+      detail:
+        'The payment was interrupted before the processor answered, and the processor has no record of it; it was not made',
+      meta: { paymentId, transaction },
+    }),
   invalidMerchantId: (detail: string) =>
     new ApiError({ status: 400, code: 'invalid_merchant_id', detail, parameter: 'id' }),
 };

@@ -1,5 +1,6 @@
 import { absoluteUrl } from '@pps/shared/http';
 import { formatCents, formatRate } from '@pps/shared/money';
+import { servedPaymentStatus } from '@pps/shared/states';
 import { type RefundFigures, refundFigures, voidableUntil } from '../refunds/refund-rules';
 import type { Payment, PaymentChild } from './payments.repository';
 
@@ -49,7 +50,7 @@ function splits(payment: Payment, children: PaymentChild[], figures: RefundFigur
       list.push({
         merchantId: child.splitMerchantId,
         amount: formatCents(child.splitAmount),
-        status: child.status,
+        status: servedPaymentStatus(child.status),
         refundableAmount: '0',
       });
     }
@@ -65,7 +66,7 @@ const refunds = (children: PaymentChild[]) =>
       id: child.id,
       type: child.paymentType === 'refundSplit' ? ('refundSplit' as const) : (child.refundType ?? 'refund'),
       amount: formatCents(child.amount),
-      status: child.status,
+      status: servedPaymentStatus(child.status),
       createdAt: child.createdAt.toISOString(),
     }));
 
@@ -81,7 +82,8 @@ const identity = (payment: Payment) => ({
   paymentType: payment.paymentType,
   merchantId: payment.merchantId,
   ...(payment.parentPaymentId ? { parentPaymentId: payment.parentPaymentId } : {}),
-  status: payment.status,
+  // `processing` (between a new payment's phases) is internal: it reads `pending`, undecided.
+  status: servedPaymentStatus(payment.status),
   createdAt: payment.createdAt.toISOString(),
   updatedAt: payment.updatedAt.toISOString(),
 });
@@ -125,7 +127,7 @@ export const paymentStatusDocument = (payment: Payment) => ({
     type: 'payments' as const,
     id: payment.id,
     attributes: {
-      status: payment.status,
+      status: servedPaymentStatus(payment.status),
       paymentType: payment.paymentType,
       amount: formatCents(payment.amount),
       currency: payment.currency,

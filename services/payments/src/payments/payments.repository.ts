@@ -1,6 +1,6 @@
 import type { DbOrTx } from '@pps/shared/db';
 import { mapSent, type Part, type Sent, schema, send, tableCodec } from '@pps/shared/db';
-import type { PaymentStatus } from '@pps/shared/states';
+import { type PaymentStatus, PROCESSING } from '@pps/shared/states';
 import { and, count, desc, eq, gte, lt, ne, or, type SQL } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
 
@@ -42,6 +42,40 @@ export function paymentInsertPart(values: NewPayment): { payment: Payment; part:
   return {
     payment: paymentCodec.row(values),
     part: { text: paymentCodec.insertText, params: paymentCodec.params(values) },
+  };
+}
+
+/** The columns a new payment's outcome sets (phase 3, or recovery); `processing_since` is cleared beside them. */
+export type PaymentOutcome = Pick<
+  Payment,
+  'status' | 'code' | 'message' | 'authCode' | 'avsResult' | 'card' | 'settleAt' | 'failedAt' | 'updatedAt'
+>;
+const outcomeKeys = [
+  'status',
+  'code',
+  'message',
+  'authCode',
+  'avsResult',
+  'card',
+  'settleAt',
+  'failedAt',
+  'updatedAt',
+] as const satisfies readonly (keyof PaymentOutcome)[];
+const RECORD_OUTCOME = `update payments set ${outcomeKeys
+  .map((key, index) => `"${payments[key].name}" = $${index + 2}`)
+  .join(', ')}, processing_since = null where id = $1 and status = 'processing'`;
+
+/** The outcome of a `processing` record as a write to send with others; conditional on it still being `processing`. */
+export function paymentOutcomePart(id: string, outcome: PaymentOutcome): Part {
+  return {
+    text: RECORD_OUTCOME,
+    params: [
+      id,
+      ...outcomeKeys.map((key) => {
+        const value = outcome[key];
+        return value === null ? null : payments[key].mapToDriverValue(value as never);
+      }),
+    ],
   };
 }
 
@@ -114,7 +148,8 @@ export async function listMerchantPayments(
   db: DbOrTx,
   filter: PaymentListFilter,
 ): Promise<{ rows: Payment[]; total: number }> {
-  const conditions: SQL[] = [];
+  // A new payment between its phases is internal (docs/design.md): listed once its outcome is recorded.
+  const conditions: SQL[] = [ne(payments.status, PROCESSING)];
   if (filter.status) conditions.push(eq(payments.status, filter.status));
   if (filter.startDate) conditions.push(gte(payments.createdAt, filter.startDate));
   if (filter.endDate) conditions.push(lt(payments.createdAt, filter.endDate));

@@ -3,56 +3,61 @@ import type { Tx } from '@pps/shared/db';
 import { invalidDateRange, ownedBy, type ServiceContext, wallClockNow } from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
 import { finalPaymentStatuses, type PaymentStatus, paymentStatuses, paymentTransitions } from '@pps/shared/states';
-import { debitAch } from '../ach/ach.usecase';
-import {
-  type IdempotentResponse,
-  idempotencyKeyOf,
-  type OperationResult,
-  runIdempotent,
-} from '../idempotency/idempotency';
+import { beginAchDebit } from '../ach/ach.usecase';
+import { type IdempotentResponse, idempotencyKeyOf, runIdempotent, runInPhases } from '../idempotency/idempotency';
+import type { ProcessorAnswer } from '../processor/processor';
 import { refundPayment } from '../refunds/refund.usecase';
 import { refundSplit } from '../refunds/refund-split.usecase';
 import { secondSplit } from '../splits/second-split.usecase';
-import { type CardPaymentInput, type ChargeDeps, chargeCard, readsForCharge } from './charge-card.usecase';
+import {
+  beginCharge,
+  type CardPaymentInput,
+  type ChargeDeps,
+  type ChargeReads,
+  readsForCharge,
+} from './charge-card.usecase';
 import { paymentErrors } from './payments.errors';
 import { paymentResource, paymentStatusDocument, paymentSummary } from './payments.presenter';
 import { findChildren, findMerchant, findPayment, listMerchantPayments, type Payment } from './payments.repository';
 
 export type PaymentDeps = ChargeDeps;
 
-type Operation = Pick<Parameters<typeof runIdempotent<unknown>>[0], 'prefetch' | 'operation'>;
+/** What every POST /payments run shares, whatever its operation. */
+type Common = Pick<Parameters<typeof runIdempotent>[0], 'db' | 'accountId' | 'data' | 'key' | 'ttlDays' | 'now'>;
 
-/** An operation whose reads go out behind the idempotency claim (`prefetch`), typed end to end. */
-const prefetching = <R>(
-  prefetch: (tx: Tx) => Promise<R>,
-  operation: (tx: Tx, prefetched: R | undefined) => Promise<OperationResult>,
-): Operation => ({ prefetch, operation }) as Operation;
-
-/** The operation of each `paymentType`, run inside the idempotent transaction (`tx`). */
-function operationFor(
+/**
+ * The run of each `paymentType`: new card and ACH payments in phases (`runInPhases`: the processor is called with
+ * no transaction open), operations on an existing payment in one idempotent transaction (`runIdempotent`, `tx`).
+ */
+function runFor(
   ctx: ServiceContext,
   attributes: CreatePaymentBody['data']['attributes'],
   deps: PaymentDeps,
-): Operation {
+  common: Common,
+): Promise<IdempotentResponse> {
   const inTx = (tx: Tx): ServiceContext => ({ ...ctx, db: tx });
   switch (attributes.paymentType) {
     case 'tokenv3':
     case 'tokenv3Split':
     case 'card': {
       const input = attributes satisfies CardPaymentInput;
-      return prefetching(
-        (tx) => readsForCharge(inTx(tx), input, deps),
-        async (tx, reads) => chargeCard({ ctx: inTx(tx), input, deps, reads }),
-      );
+      return runInPhases<ChargeReads, ProcessorAnswer>({
+        ...common,
+        prefetch: (tx) => readsForCharge(inTx(tx), input, deps),
+        begin: (tx, reads) => beginCharge({ ctx: inTx(tx), input, deps, reads }),
+      });
     }
-    case 'refund':
-      return { operation: (tx) => refundPayment({ ctx: inTx(tx), input: attributes }) };
-    case 'refundSplit':
-      return { operation: (tx) => refundSplit({ ctx: inTx(tx), input: attributes }) };
-    case 'secondSplit':
-      return { operation: (tx) => secondSplit({ ctx: inTx(tx), input: attributes }) };
     case 'ACH':
-      return { operation: (tx) => debitAch({ ctx: inTx(tx), input: attributes, deps }) };
+      return runInPhases<never, ProcessorAnswer>({
+        ...common,
+        begin: (tx) => beginAchDebit({ ctx: inTx(tx), input: attributes, deps }),
+      });
+    case 'refund':
+      return runIdempotent({ ...common, operation: (tx) => refundPayment({ ctx: inTx(tx), input: attributes }) });
+    case 'refundSplit':
+      return runIdempotent({ ...common, operation: (tx) => refundSplit({ ctx: inTx(tx), input: attributes }) });
+    case 'secondSplit':
+      return runIdempotent({ ...common, operation: (tx) => secondSplit({ ctx: inTx(tx), input: attributes }) });
   }
 }
 
@@ -76,8 +81,7 @@ export async function createPayment({
 }): Promise<IdempotentResponse> {
   // Before the transaction: two different keys are a 400 that touches nothing.
   const key = idempotencyKeyOf({ requestId: input.requestId, header: idempotencyKey });
-  return runIdempotent<unknown>({
-    ...operationFor(ctx, input.attributes, deps),
+  return runFor(ctx, input.attributes, deps, {
     db: ctx.db,
     accountId: ctx.accountId,
     data: raw as { requestId?: unknown },

@@ -40,6 +40,8 @@ export const payment = (overrides: Partial<Payment> = {}): Payment => ({
   voidedAt: null,
   failedAt: null,
   requestId: 'req_1',
+  processingSince: null,
+  avsRequested: true,
   createdAt,
   updatedAt: createdAt,
   ...overrides,

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, bigint, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
-import type { PaymentStatus } from '../../states/payment-states';
+import { type AnyPgColumn, bigint, boolean, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import type { StoredPaymentStatus } from '../../states/payment-states';
 import { accounts } from './accounts';
 import { type BillingAddress, ts } from './columns';
 import { merchants } from './merchants';
@@ -52,7 +52,7 @@ export const payments = pgTable(
     parentPaymentId: text('parent_payment_id').references((): AnyPgColumn => payments.id),
     paymentType: text('payment_type').$type<PaymentType>().notNull(),
     requestType: text('request_type').$type<PaymentRequestType>().notNull(),
-    status: text('status').$type<PaymentStatus>().notNull(),
+    status: text('status').$type<StoredPaymentStatus>().notNull(),
     amount: cents('amount').notNull(),
     currency: text('currency').notNull(),
     invoice: text('invoice'),
@@ -87,6 +87,16 @@ export const payments = pgTable(
     failedAt: ts('failed_at'),
     /** The x-request-id of the call that created the record (tracing; the idempotency key lives apart). */
     requestId: text('request_id'),
+    /**
+     * A new card or ACH payment between its phases (status `processing`): when it entered them, in real time, and
+     * null once its outcome is recorded. Recovery resolves the records left this way too long (docs/design.md).
+     */
+    processingSince: ts('processing_since'),
+    /**
+     * Whether the charge asked for address verification (tokenv3 `useAVS`, or the vault's ZIP), kept so the outcome
+     * is judged by the same policy whether it is recorded at once or by recovery.
+     */
+    avsRequested: boolean('avs_requested'),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
   },
@@ -99,6 +109,8 @@ export const payments = pgTable(
       .on(t.splitMerchantId, t.createdAt, t.id)
       .where(sql`split_merchant_id is not null`),
     index('payments_account_created_idx').on(t.accountId, t.createdAt),
+    /** What the recovery job claims: records left `processing`, oldest first (a handful at any time). */
+    index('payments_processing_idx').on(t.processingSince, t.id).where(sql`status = 'processing'`),
     index('payments_parent_idx').on(t.parentPaymentId).where(sql`parent_payment_id is not null`),
     /**
      * What a settlement pass claims: records with a settlement date not settled yet, in the order it takes them.
