@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { AuthCache, inProcessUpstream } from '@pps/gateway';
 import { createGatewayApp } from '@pps/gateway/app';
 import { createMerchantsApp } from '@pps/merchants/app';
+import type { Processor } from '@pps/payments';
 import { createPaymentsApp } from '@pps/payments/app';
 import { startSettlement } from '@pps/settlement';
 import { type Clock, manualClock, systemClock } from '@pps/shared/clock';
@@ -45,6 +46,8 @@ export async function createTestStack(
     onQuery?: (query: string, params: readonly unknown[]) => void;
     /** Connections in the pool (8 by default). */
     poolSize?: number;
+    /** The payment service's processor (the sandbox by default, with SANDBOX_LATENCY_MS). */
+    processor?: Processor;
   } = {},
 ) {
   const runId = inject('runId');
@@ -61,7 +64,7 @@ export async function createTestStack(
   const metrics = createMetrics();
   const serviceDeps = { config, db: database.db, log, clock: realClock, metrics };
   const merchants = createMerchantsApp(serviceDeps);
-  const payments = createPaymentsApp(serviceDeps);
+  const payments = createPaymentsApp({ ...serviceDeps, processor: options.processor });
   const settlement = options.settlement ? await startSettlement({ config, db: database.db, log, metrics }) : undefined;
   const trigger = options.settlement ? createSettlementTrigger(config, log) : undefined;
   const gatewayDeps = {

@@ -21,13 +21,14 @@ afterAll(async () => {
 });
 
 describe('settlement workers (real Redis, own BullMQ prefix)', () => {
-  it('register the idempotency-cleanup scheduler', async () => {
+  it('register the idempotency-cleanup and payment-recovery schedulers', async () => {
     const schedulers = await waitFor(() => settlement.queues.maintenance.getJobSchedulers(), {
-      until: (list) => list.length > 0,
+      until: (list) => list.length > 1,
       timeoutMs: 10_000,
       what: 'a job scheduler',
     });
     expect(schedulers.map((scheduler) => scheduler.key)).toContain(jobs.idempotencyCleanup.name);
+    expect(schedulers.find((scheduler) => scheduler.key === jobs.paymentRecovery.name)?.every).toBe(60_000);
   });
 
   it('a cleanup job removes keys past their TTL and keeps the fresh ones', async () => {

@@ -3,6 +3,7 @@
 export { deleteExpiredIdempotencyKeys } from './idempotency/idempotency.repository';
 export { paymentResource } from './payments/payments.presenter';
 export { findChildren, type Payment, type PaymentChild } from './payments/payments.repository';
+export { type RecoveryDeps, recoverPayments } from './payments/recover-payments';
 export { listPayouts } from './payouts/payouts.usecases';
 export type {
   AchDebitRequest,
@@ -13,6 +14,7 @@ export type {
   CardAuthorizationRequest,
   PayoutReturn,
   Processor,
+  ProcessorAnswer,
 } from './processor/processor';
 export { SandboxProcessor } from './sandbox/sandbox-processor';
 export { createTokenCipher as createDataCipher } from './tokens/tokens.repository';

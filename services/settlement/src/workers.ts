@@ -14,6 +14,7 @@ import { startOutboxRelay } from './webhooks/outbox-relay';
 /** Recurring jobs, declared once; upserting a scheduler is idempotent, so every replica may do it. */
 const schedules = (config: Config) => [
   { queue: queues.maintenance, job: jobs.idempotencyCleanup, every: 60 * 60 * 1000 },
+  { queue: queues.maintenance, job: jobs.paymentRecovery, every: 60 * 1000 },
   { queue: queues.settlement, job: jobs.settlementPass, every: config.SETTLEMENT_INTERVAL_SECONDS * 1000 },
   { queue: queues.settlement, job: jobs.payoutRun, every: config.PAYOUT_INTERVAL_SECONDS * 1000 },
 ];

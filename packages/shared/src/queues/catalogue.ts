@@ -19,6 +19,12 @@ export const jobs = {
     name: 'idempotency-cleanup',
     payload: z.object({}).strict(),
   },
+  /** Finishes new payments a crash left between their phases (`processing` too long): ids only, none in the payload. */
+  paymentRecovery: {
+    queue: queues.maintenance,
+    name: 'payment-recovery',
+    payload: z.object({}).strict(),
+  },
   /** A settlement pass: every account's due records (the scheduler), or one account's (its clock moved). */
   settlementPass: {
     queue: queues.settlement,
