@@ -6,7 +6,7 @@ import {
 } from '@pps/payments';
 import { createLogger } from '@pps/shared/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { achBody, newRequestId, postPayment, tokenv3Body } from './fixtures/payments';
+import { achBody, newRequestId, postPayment, refundBody, tokenv3Body } from './fixtures/payments';
 import { createWorld } from './fixtures/world';
 import { type Credentials, createTestStack, expectError, type TestStack } from './harness';
 import { waitFor } from './wait';
@@ -55,6 +55,9 @@ describe('with a processor answering in SANDBOX_LATENCY_MS, on a pool of 2 conne
     expect(listed.body.data.map((item: { id: string }) => item.id)).not.toContain(id);
     const filtered = await stack.call('GET', `/payments?id=${merchantId}&status=pending`, { as: creds });
     expect(filtered.body.data.map((item: { id: string }) => item.id)).not.toContain(id);
+    // Nothing to refund yet, and the refusal names the status as served.
+    const refund = await postPayment(stack, creds, refundBody(id!, '1201'));
+    expect(expectError(refund, 422, 'payment_not_refundable').detail).toContain('pending, awaiting the processor');
     // Nothing is posted or announced before the outcome.
     expect(await stack.sql`select 1 from ledger_entries where payment_id = ${id!}`).toHaveLength(0);
     expect(await stack.sql`select 1 from events where resource_id = ${id!}`).toHaveLength(0);

@@ -17,7 +17,7 @@ export type ChargeDeps = { processor: Processor; cipher: FieldCipher };
 
 /**
  * The reads of a charge (the merchants and the vault token), sent together: one round trip, behind the idempotency
- * claim when `runIdempotent` prefetches them. Settled, never rejected: `chargeCard` judges them in order.
+ * claim when `runInPhases` prefetches them. Settled, never rejected: `beginCharge` judges them in order.
  */
 export function readsForCharge(ctx: ServiceContext, input: CardPaymentInput, deps: ChargeDeps) {
   const split = input.paymentType === 'tokenv3Split' ? input.split : undefined;

@@ -10,7 +10,7 @@ import {
   post,
   type Rail,
 } from '@pps/shared/ledger';
-import { type PaymentStatus, type TransitionColumns, transitionPayment } from '@pps/shared/states';
+import { type PaymentStatus, PROCESSING, type TransitionColumns, transitionPayment } from '@pps/shared/states';
 import type { OperationResult } from '../idempotency/idempotency';
 import { paymentDocument, paymentResource } from '../payments/payments.presenter';
 import {
@@ -44,7 +44,11 @@ export function assertAcceptsRefunds(parent: Payment): void {
   if (!isParentRecord(parent)) throw refundErrors.childRecord(parent.id, parent.paymentType);
   if (parent.status === 'refunded') throw refundErrors.alreadyRefunded(parent.id);
   if (parent.paymentType === 'ACH' && parent.status === 'pending') throw refundErrors.achNotSettled(parent.id);
-  throw refundErrors.notRefundable(parent.id, parent.status);
+  // `processing` is internal (a new payment waiting for its processor): named as it is served.
+  throw refundErrors.notRefundable(
+    parent.id,
+    parent.status === PROCESSING ? 'pending, awaiting the processor' : parent.status,
+  );
 }
 
 export function assertSameCurrency(parent: Payment, currency: string): void {

@@ -1,6 +1,7 @@
 import type { PaymentInputOf } from '@pps/shared/contract';
 import type { ServiceContext } from '@pps/shared/http';
 import { secondSplitLines } from '@pps/shared/ledger';
+import { PROCESSING } from '@pps/shared/states';
 import type { OperationResult } from '../idempotency/idempotency';
 import { paymentErrors, pointers } from '../payments/payments.errors';
 import { findMerchant } from '../payments/payments.repository';
@@ -30,7 +31,11 @@ export async function secondSplit({
   const { parent, children } = locked;
   if (!isParentRecord(parent)) throw refundErrors.childRecord(parent.id, parent.paymentType);
   if (parent.paymentType !== 'card') throw refundErrors.notSplittable(parent.id, 'is an ACH payment');
-  if (!SPLITTABLE.has(parent.status)) throw refundErrors.notSplittable(parent.id, `is ${parent.status}`);
+  if (!SPLITTABLE.has(parent.status)) {
+    // `processing` is internal (a new payment waiting for its processor): named as it is served.
+    const status = parent.status === PROCESSING ? 'pending, awaiting the processor' : parent.status;
+    throw refundErrors.notSplittable(parent.id, `is ${status}`);
+  }
   const primary = await findMerchant(ctx.db, parent.merchantId);
   if (!primary?.features.secondSplit) throw refundErrors.secondSplitNotEnabled(parent.merchantId);
 
