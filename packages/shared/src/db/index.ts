@@ -11,7 +11,8 @@
  * - `db.execute(sql…)` only for what the builder cannot write, with a comment saying which;
  * - raw rows become objects through `rowMapper` (or `tableCodec(table).pick`), never by casting fields;
  * - use cases open transactions with `withTransaction`; `pipelinedTransaction` is for `POST /payments` and
- *   `POST /payouts` alone (`runIdempotent`).
+ *   `POST /payouts` alone (`runIdempotent`, and `runInPhases`: a new payment's two commits, the processor called
+ *   between them with no transaction open).
  */
 export * from './client';
 export * from './migrate';
