@@ -17,6 +17,7 @@ const slow = [
   'test/checkout-demo.test.ts',
   'test/build.test.ts',
   'test/multi-process.test.ts',
+  'test/payments-crash.test.ts',
   'test/settlement-processes.test.ts',
   'test/payouts-processes.test.ts',
   'test/webhooks-processes.test.ts',
