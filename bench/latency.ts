@@ -1,0 +1,103 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { build } from '../scripts/build';
+import { freshDatabase } from './fresh-database';
+import { startServer, stopAll } from './servers';
+import { prepareWorld, type World } from './world';
+
+/**
+ * `npm run bench:latency`: the payment path under a real acquirer's latency (docs/design.md, Idempotency and
+ * concurrency). The platform, compiled and started as production starts it, is loaded twice on a fresh database:
+ * with the sandbox answering at once (`SANDBOX_LATENCY_MS=0`, BENCH_CONNECTIONS connections, default 64), then with
+ * every processor answer taking BENCH_LATENCY_MS (default 250) under BENCH_LATENCY_CONNECTIONS (default 512), while a
+ * second load reads `GET /payments/{id}` (BENCH_READ_CONNECTIONS, default 8): a read must not wait for a connection
+ * that a processor call holds. Prints payments per second and p99 of each, the reads' p99, and the ratio to the lower
+ * of the latency-0 figure and connections ÷ latency (what the processor's latency alone allows). Numbers only.
+ */
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 250);
+const LATENCY_CONNECTIONS = Number(process.env.BENCH_LATENCY_CONNECTIONS ?? 512);
+const READ_CONNECTIONS = Number(process.env.BENCH_READ_CONNECTIONS ?? 8);
+const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
+
+type Figures = { perSecond: number; p99Ms: number; errors: number };
+
+const outdir = join('.tmp', `bench-dist-${randomBytes(3).toString('hex')}`);
+await build(outdir);
+try {
+  const atOnce = await measure(0, CONNECTIONS, 0);
+  const slow = await measure(LATENCY_MS, LATENCY_CONNECTIONS, READ_CONNECTIONS);
+  const allowed = Math.min(atOnce.payments.perSecond, LATENCY_CONNECTIONS / (LATENCY_MS / 1000));
+  console.log(`\n${SECONDS} s each, loopback, load generator on the same machine\n`);
+  console.log('| sandbox latency | connections | payments/s | payments p99 ms | errors | reads p99 ms (connections) |');
+  console.log('|---:|---:|---:|---:|---:|---|');
+  for (const [latency, connections, run] of [
+    [0, CONNECTIONS, atOnce],
+    [LATENCY_MS, LATENCY_CONNECTIONS, slow],
+  ] as const) {
+    const reads = run.reads ? `${run.reads.p99Ms} (${READ_CONNECTIONS}), ${run.reads.errors} errors` : '—';
+    console.log(
+      `| ${latency} ms | ${connections} | ${run.payments.perSecond} | ${run.payments.p99Ms} | ${run.payments.errors} | ${reads} |`,
+    );
+  }
+  console.log(
+    `\nAt ${LATENCY_MS} ms: ${slow.payments.perSecond} payments/s = ${(slow.payments.perSecond / allowed).toFixed(2)} ` +
+      `of min(${atOnce.payments.perSecond} at latency 0, ${LATENCY_CONNECTIONS} ÷ ${LATENCY_MS / 1000} s = ` +
+      `${Math.round(LATENCY_CONNECTIONS / (LATENCY_MS / 1000))}).`,
+  );
+} finally {
+  await stopAll();
+}
+process.exit(0);
+
+/** One server with this sandbox latency: payments under `connections`, and reads beside them when asked. */
+async function measure(latencyMs: number, connections: number, readConnections: number) {
+  const database = `${POSTGRES}/pps_bench_latency`;
+  await freshDatabase(database);
+  const server = await startServer([join(outdir, 'start.js')], {
+    DATABASE_URL: database,
+    QUEUE_PREFIX: `pps-bench-${randomBytes(3).toString('hex')}`,
+    RATE_LIMIT_RPS: '0',
+    AUTH_FAILURE_LIMIT: '0',
+    DATABASE_POOL_SIZE: '20',
+    SANDBOX_LATENCY_MS: String(latencyMs),
+  });
+  const world = await prepareWorld(server.base, 'dev-admin-token');
+  // Warm-up, not counted: the JIT and the pool reach their steady state first.
+  await payments(server.base, world, Math.min(connections, 64), 5);
+  const [paid, read] = await Promise.all([
+    payments(server.base, world, connections, SECONDS),
+    readConnections > 0
+      ? autocannon({
+          url: `${server.base}/payments/${world.paymentId}`,
+          headers: world.credentials.headers,
+          connections: readConnections,
+          duration: SECONDS,
+        })
+      : undefined,
+  ]);
+  await stopAll(server.processes);
+  return { payments: figures(paid), reads: read && figures(read) };
+}
+
+/** tokenv3 payments, each with a fresh requestId. */
+function payments(base: string, world: World, connections: number, seconds: number) {
+  return autocannon({
+    url: `${base}/payments`,
+    method: 'POST',
+    headers: { ...world.credentials.headers, 'content-type': 'application/json' },
+    requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, body: world.paymentBody(randomUUID()) }) }],
+    connections,
+    duration: seconds,
+  });
+}
+
+function figures(result: autocannon.Result): Figures {
+  return {
+    perSecond: Math.round(result.requests.average),
+    p99Ms: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
+}
