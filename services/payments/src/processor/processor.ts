@@ -1,4 +1,5 @@
 import type { schema } from '@pps/shared/db';
+import type { PayoutReturn } from '@pps/shared/payouts';
 
 /*
  * The contract between payments (and settlement) and whoever authorises cards and originates ACH: the built-in
@@ -67,5 +68,5 @@ export interface Processor {
   payoutReturn(input: { accountNumber: string }): PayoutReturn | null;
 }
 
-/** A payout's credit the merchant's bank returned (NACHA return reason code). */
-export type PayoutReturn = { code: string; message: string };
+/** A payout's credit the merchant's bank returned (NACHA return reason code): the payout run's own type. */
+export type { PayoutReturn };
