@@ -129,6 +129,13 @@ type Codec<T extends PgTable> = {
   insertText: string;
   /** Every column's driver value, in `insertText`'s order; a column not given is null. */
   params: (values: InferInsertModel<T>) => unknown[];
+  /**
+   * `insert into <table> (<every column>) select … from unnest($1::text[], …)`: any number of rows in one statement
+   * with one parameter per column (group commit), each column cast back to its type.
+   */
+  insertManyText: string;
+  /** One text array per column, in `insertManyText`'s order: the rows' driver values as text, null for null. */
+  manyParams: (rows: InferInsertModel<T>[]) => (string | null)[][];
   /** The row as the table returns it: the values given, null for the rest. */
   row: (values: InferInsertModel<T>) => Model<T>;
   /** A row of this table read by column name: the `rowMapper` of every column (columns not read are left out). */
@@ -162,13 +169,23 @@ export function tableCodec<T extends PgTable>(table: T): Codec<T> {
       read: rowMapper(Object.fromEntries(picked)) as (raw: Row) => Pick<Model<T>, K>,
     };
   };
+  const driverValue = (values: Row, key: string, column: Column) => {
+    const value = given(values, key, column);
+    return value === null ? null : column.mapToDriverValue(value);
+  };
+  const asText = (value: unknown) =>
+    value === null ? null : value instanceof Date ? value.toISOString() : String(value);
+  const names = columns.map(([, column]) => quote(column.name)).join(', ');
   return {
-    insertText: `insert into ${quote(tableName)} (${columns.map(([, column]) => quote(column.name)).join(', ')}) values (${columns.map((_, index) => `$${index + 1}`).join(', ')})`,
-    params: (values) =>
-      columns.map(([key, column]) => {
-        const value = given(values as Row, key, column);
-        return value === null ? null : column.mapToDriverValue(value);
-      }),
+    insertManyText: `insert into ${quote(tableName)} (${names}) select ${columns
+      .map(([, column], index) => `c${index + 1}::${column.getSQLType()}`)
+      .join(', ')} from unnest(${columns.map((_, index) => `$${index + 1}::text[]`).join(', ')}) as r(${columns
+      .map((_, index) => `c${index + 1}`)
+      .join(', ')})`,
+    manyParams: (rows) =>
+      columns.map(([key, column]) => rows.map((values) => asText(driverValue(values as Row, key, column)))),
+    insertText: `insert into ${quote(tableName)} (${names}) values (${columns.map((_, index) => `$${index + 1}`).join(', ')})`,
+    params: (values) => columns.map(([key, column]) => driverValue(values as Row, key, column)),
     row: (values) => {
       const row: Row = {};
       for (const [key, column] of columns) row[key] = given(values as Row, key, column);

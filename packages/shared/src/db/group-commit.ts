@@ -1,0 +1,109 @@
+import { isDatabaseUnavailable } from './client';
+
+export type GroupCommitOptions = {
+  /** A batch goes as soon as it holds this many items. */
+  maxBatch: number;
+  /**
+   * How long (ms) the first item of a batch waits for others when no batch is committing; 0: until the end of the
+   * current turn of the event loop (what arrived together goes together). Items that arrive while batches commit
+   * gather without a timer, and go the moment a commit ends.
+   */
+  maxWaitMs: number;
+  /** Batches committing at once (each holds one pooled connection). */
+  maxInFlight: number;
+  /** Told each batch's size as it goes (a metric). */
+  onBatch?: (size: number) => void;
+};
+
+type Waiting<I, O> = { item: I; resolve: (value: O) => void; reject: (error: unknown) => void };
+
+/**
+ * Group commit (docs/design.md, The payment write path): items submitted by concurrent requests are written by one
+ * `run` over the batch, one transaction and one statement per table for all of them, so the cost of a commit, of
+ * each statement's parse, plan and execution and of each round trip is shared. Batches form by arrival: a batch
+ * goes when it is full, after `maxWaitMs`, or when a commit ends and items have gathered meanwhile.
+ *
+ * `run` returns each item's value in order, once the batch's transaction has committed: a caller's promise resolves
+ * only after its own rows are committed. When the batch fails for a reason other than the database being away, its
+ * items go again one by one, so an item whose write is refused (a constraint) fails alone and never its neighbours;
+ * when the database is away, every item of the batch gets the error (nothing of it committed, or its caller cannot
+ * know: the callers' own retries are conditional, docs/design.md).
+ */
+export class GroupCommit<I, O> {
+  readonly #run: (items: I[]) => Promise<O[]>;
+  readonly #options: GroupCommitOptions;
+  #waiting: Waiting<I, O>[] = [];
+  #inFlight = 0;
+  #timer: { cancel: () => void } | undefined;
+
+  constructor(run: (items: I[]) => Promise<O[]>, options: GroupCommitOptions) {
+    if (options.maxBatch < 1 || options.maxInFlight < 1) throw new Error('group commit: maxBatch and maxInFlight ≥ 1');
+    this.#run = run;
+    this.#options = options;
+  }
+
+  /** Writes `item` in the next batch; resolves with its value once that batch has committed. */
+  submit(item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.#waiting.push({ item, resolve, reject });
+      this.#schedule();
+    });
+  }
+
+  /** Batches committing now, and items waiting for one (for metrics and tests). */
+  get load() {
+    return { inFlight: this.#inFlight, waiting: this.#waiting.length };
+  }
+
+  #schedule() {
+    if (this.#inFlight >= this.#options.maxInFlight) return; // the end of a commit sends what gathered
+    if (this.#waiting.length >= this.#options.maxBatch) {
+      this.#flush();
+      return;
+    }
+    if (this.#timer) return;
+    const flush = () => {
+      this.#timer = undefined;
+      this.#flush();
+    };
+    if (this.#options.maxWaitMs > 0) {
+      const timer = setTimeout(flush, this.#options.maxWaitMs);
+      this.#timer = { cancel: () => clearTimeout(timer) };
+    } else {
+      const immediate = setImmediate(flush);
+      this.#timer = { cancel: () => clearImmediate(immediate) };
+    }
+  }
+
+  #flush() {
+    this.#timer?.cancel();
+    this.#timer = undefined;
+    while (this.#waiting.length > 0 && this.#inFlight < this.#options.maxInFlight) {
+      const batch = this.#waiting.splice(0, this.#options.maxBatch);
+      this.#options.onBatch?.(batch.length);
+      this.#inFlight += 1;
+      void this.#commit(batch).finally(() => {
+        this.#inFlight -= 1;
+        if (this.#waiting.length > 0) this.#flush();
+      });
+    }
+  }
+
+  async #commit(batch: Waiting<I, O>[]) {
+    try {
+      const values = await this.#run(batch.map((waiting) => waiting.item));
+      for (const [index, waiting] of batch.entries()) waiting.resolve(values[index] as O);
+    } catch (error) {
+      if (batch.length === 1 || isDatabaseUnavailable(error)) {
+        for (const waiting of batch) waiting.reject(error);
+        return;
+      }
+      // The batch rolled back whole: each item alone, so only the one whose write is refused fails.
+      await Promise.all(
+        batch.map((waiting) =>
+          this.#run([waiting.item]).then(([value]) => waiting.resolve(value as O), waiting.reject),
+        ),
+      );
+    }
+  }
+}
