@@ -110,6 +110,15 @@ export const configSchema = z.object({
   SANDBOX_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   /** A payment left `processing` (a crash between its phases) this long, in real time, is resolved by recovery. */
   PAYMENT_RECOVERY_AFTER_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  /**
+   * Group commit of new payments' outcomes (docs/design.md, The payment write path): a batch goes at this many
+   * payments; 1 turns batching off (each payment its own commit).
+   */
+  GROUP_COMMIT_MAX_BATCH: z.coerce.number().int().min(1).max(1000).default(64),
+  /** How long the first payment of a batch waits for others when no batch is committing; 0: one event-loop turn. */
+  GROUP_COMMIT_WAIT_MS: z.coerce.number().int().min(0).max(100).default(0),
+  /** Batches committing at once, per process (each holds one pooled connection while it commits). */
+  GROUP_COMMIT_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(50).default(4),
   CARD_SETTLEMENT_BUSINESS_DAYS: z.coerce.number().int().min(0).max(30).default(1),
   ACH_SETTLEMENT_BUSINESS_DAYS: z.coerce.number().int().min(0).max(30).default(3),
   DEMO_ACCOUNT: bool.default(true),

@@ -104,33 +104,38 @@ export async function writeEvents(tx: DbOrTx, inputs: WriteEventInput[]): Promis
   return rows.map(({ id }) => ({ id, sequence: sequences.get(id)! }));
 }
 
-const FIRST_SEQUENCE = 'insert into event_sequences (resource_id, last_sequence) values ($1, 1)';
-const QUEUE = 'insert into unrelayed_events (event_id) values ($1)';
-const INSERT_FIRST_EVENT = `
+const FIRST_SEQUENCES = `insert into event_sequences (resource_id, last_sequence)
+  select resource_id, 1 from unnest($1::text[]) as first(resource_id)`;
+const QUEUE = 'insert into unrelayed_events (event_id) select event_id from unnest($1::text[]) as queued(event_id)';
+const INSERT_FIRST_EVENTS = `
   insert into events (id, account_id, type, resource_type, resource_id, sequence, payload, request_id, created_at)
-  values ($1, $2, $3, $4, $5, 1, $6::jsonb, $7, $8::timestamptz)`;
+  select id, account_id, type, resource_type, resource_id, 1, payload::jsonb, request_id, created_at::timestamptz
+  from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+    as event(id, account_id, type, resource_type, resource_id, payload, request_id, created_at)`;
 
 /**
- * The first event of a resource made in this transaction (a new payment), as writes to send with others
- * (`sendTogether`): its sequence is 1 and its counter starts there; it is queued for the relay. A resource that
- * already has events goes through `writeEvents`, which claims the counter.
+ * The first events of resources made in this transaction (new payments, one each), as writes to send with others
+ * (`sendTogether`), one statement per table whatever their number (group commit): each sequence is 1 and its
+ * counter starts there; each is queued for the relay. A resource that already has events goes through
+ * `writeEvents`, which claims the counter.
  */
-export function firstEventParts(input: WriteEventInput): Part[] {
-  const row = eventRow(input, 1);
+export function firstEventsParts(inputs: WriteEventInput[]): Part[] {
+  if (inputs.length === 0) return [];
+  const rows = inputs.map((input) => eventRow(input, 1));
   return [
-    { text: FIRST_SEQUENCE, params: [input.resource.id] },
-    { text: QUEUE, params: [row.id] },
+    { text: FIRST_SEQUENCES, params: [texts(inputs.map((input) => input.resource.id))] },
+    { text: QUEUE, params: [texts(rows.map((row) => row.id))] },
     {
-      text: INSERT_FIRST_EVENT,
+      text: INSERT_FIRST_EVENTS,
       params: [
-        row.id,
-        input.accountId,
-        input.type,
-        input.resource.type,
-        input.resource.id,
-        JSON.stringify(row.payload),
-        input.requestId ?? null,
-        row.now.toISOString(),
+        texts(rows.map((row) => row.id)),
+        texts(inputs.map((input) => input.accountId)),
+        texts(inputs.map((input) => input.type)),
+        texts(inputs.map((input) => input.resource.type)),
+        texts(inputs.map((input) => input.resource.id)),
+        texts(rows.map((row) => JSON.stringify(row.payload))),
+        texts(inputs.map((input) => input.requestId ?? null)),
+        texts(rows.map((row) => row.now.toISOString())),
       ],
     },
   ];

@@ -19,6 +19,13 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       labelNames: ['type', 'outcome'] as const,
       registers: [registry],
     }),
+    groupCommitBatch: new Histogram({
+      name: 'pps_group_commit_batch_size',
+      help: "Payments per group-committed transaction, by phase (claim: the key and record; outcome: the processor's answer)",
+      labelNames: ['phase'] as const,
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+      registers: [registry],
+    }),
     settlementPassDuration: new Histogram({
       name: 'pps_settlement_pass_duration_seconds',
       help: 'Duration of settlement passes',
