@@ -14,7 +14,8 @@ import { waitFor } from './wait';
  * of this test's own, restarted under load as an operator restarts one (`pg_ctl restart -m fast`) and stopped for a
  * while. Judged as a client sees it: the process stays up, every answer is a 201 or a 503 `database_unavailable`
  * with Retry-After (never a 500, a hang or a dropped connection), a retry with the same requestId stores its
- * payment once, and every event reaches the webhook receiver.
+ * payment once, every 201 names a committed payment whose key holds that answer (the restarts fall in the middle of
+ * group-committed batches), and every event reaches the webhook receiver.
  */
 
 let pg: PrivatePostgres;
@@ -60,6 +61,8 @@ beforeAll(async () => {
     DEMO_PORT: '0',
     OUTBOX_POLL_INTERVAL_MS: '200',
     WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,2,2,3',
+    // Batches of several payments for certain, so the restarts fall in the middle of group commits.
+    GROUP_COMMIT_WAIT_MS: '3',
   });
   await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, {
     timeoutMs: 60_000,
@@ -168,6 +171,17 @@ describe('a PostgreSQL restart under load', () => {
     const stored = await sql`select id from payments where merchant_id = ${merchantId}`;
     expect(stored.map((row) => row.id).sort()).toEqual([...new Set(payments.values())].sort());
     expect(new Set(payments.values()).size).toBe(payments.size);
+    // Never a 201 for rows that are not there: each 201's payment is recorded, with its key holding that answer.
+    const keys = await sql`
+      select k.request_id, k.payment_id, k.response_status, p.status from idempotency_keys k
+      join payments p on p.id = k.payment_id where p.merchant_id = ${merchantId}`;
+    expect(new Map(keys.map((row) => [row.request_id, row.payment_id]))).toEqual(payments);
+    expect(new Set(keys.map((row) => `${row.response_status} ${row.status}`))).toEqual(new Set(['201 pending']));
+    // The restarts met batches of payments, not payments one by one.
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    const claimBatches = (name: string) =>
+      Number(metrics.match(new RegExp(`^pps_group_commit_batch_size_${name}\\{phase="claim"\\} (\\S+)$`, 'm'))?.[1]);
+    expect(claimBatches('sum') / claimBatches('count')).toBeGreaterThan(1);
   }, 90_000);
 
   it('delivers every event of those payments', async () => {

@@ -10,6 +10,7 @@ import { type Credentials, createTestStack, type TestStack } from './harness';
  */
 
 const sent: string[] = [];
+const batchedSent: string[] = [];
 /** Statements handed to the connection in one turn of the event loop go out in one write: one round trip. */
 let trips = 0;
 let tripOpen = false;
@@ -60,13 +61,52 @@ describe('statements and round trips per request', () => {
     const body = tokenv3Body({ merchantId, tokenId, requestId: newRequestId() });
     // Two commits since the processor is called with no transaction open (docs/design.md, Idempotency and
     // concurrency; issue 24), where one did before (6 statements in 2 round trips; 11 in 11 at first, then 9 in 5:
-    // docs/decisions.md, "Performance of the payment path"). Group commit, the next step, shares them among payments.
-    // Phase 1: begin, claim the key, merchant, token | one statement inserting the record `processing` and naming it
-    // on the key, then commit. Phase 3: begin, lock the record, its merchant's AVS mode | one statement writing the
-    // outcome, its event, its capture posting and the stored answer, then commit.
-    expect(await statementsOf(() => postPayment(stack, creds, body), 201)).toEqual({ statements: 11, trips: 4 });
-    // begin, the claim finds the stored answer (the reads sent behind it are dropped) | commit.
-    expect(await statementsOf(() => postPayment(stack, creds, body), 201)).toEqual({ statements: 5, trips: 2 });
+    // docs/decisions.md, "Performance of the payment path"). Both are group-committed: a payment alone is a batch of
+    // one, and the statements below are a batch's whatever its size (the next test).
+    // The checks: merchant, token (no transaction). Phase 1: begin, claim the key naming the payment, read the
+    // holders | insert the record `processing`, commit. Phase 3: begin, lock the record, its merchant's AVS mode |
+    // one statement writing the outcome, its event, its capture posting and the stored answer, then commit.
+    expect(await statementsOf(() => postPayment(stack, creds, body), 201)).toEqual({ statements: 12, trips: 5 });
+    // The checks | begin, the claim finds the key held, its holder with the stored answer | commit.
+    expect(await statementsOf(() => postPayment(stack, creds, body), 201)).toEqual({ statements: 6, trips: 3 });
+  });
+
+  it('concurrent new payments: a batch costs the same statements whatever its size (group commit)', async () => {
+    const batched = await createTestStack({
+      poolSize: 4,
+      // Long enough for every request's checks to end before its batch goes (one batch per phase, or two).
+      env: { GROUP_COMMIT_WAIT_MS: '100' },
+      // postgres.js reads the array types once per new connection (pg_catalog): the pool's set-up, not a payment's.
+      onQuery: (query) => {
+        if (!query.includes('pg_catalog')) batchedSent.push(query.replace(/\s+/g, ' ').trim());
+      },
+    });
+    try {
+      const world = await createWorld(batched, { account: 'Group commit' });
+      await postPayment(batched, world.creds, tokenv3Body({ ...world, requestId: newRequestId() }));
+      batchedSent.length = 0;
+      const count = 12;
+      const responses = await Promise.all(
+        Array.from({ length: count }, () =>
+          postPayment(batched, world.creds, tokenv3Body({ ...world, requestId: newRequestId() })),
+        ),
+      );
+      expect(responses.map((response) => response.status)).toEqual(Array(count).fill(201));
+      const starting = (prefix: string) => batchedSent.filter((query) => query.startsWith(prefix)).length;
+      const claims = starting('insert into idempotency_keys');
+      const outcomes = starting('with w1 as (update payments');
+      console.log(
+        `${count} payments: ${batchedSent.length} statements, ${claims} claim and ${outcomes} outcome batches`,
+      );
+      expect(claims).toBeLessThanOrEqual(2);
+      expect(outcomes).toBeLessThanOrEqual(2);
+      // Per payment, its two checks; per batch of either phase, five statements (begin, three, commit).
+      expect(batchedSent.length).toBe(2 * count + 5 * (claims + outcomes));
+      expect(starting('begin')).toBe(claims + outcomes);
+      expect(starting('commit')).toBe(claims + outcomes);
+    } finally {
+      await batched.close();
+    }
   });
 
   it('GET /payments/{id}', async () => {

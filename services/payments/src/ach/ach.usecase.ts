@@ -7,7 +7,7 @@ import type { ChargeDeps } from '../payments/charge-card.usecase';
 import { pointers } from '../payments/payments.errors';
 import type { NewPayment } from '../payments/payments.repository';
 import { activeMerchant, moneyColumns, priceOf } from '../payments/pricing';
-import { processingPart, recordOutcome } from '../payments/record-payment';
+import { processingRecord } from '../payments/record-payment';
 import type { AchDebitRequest, ProcessorAnswer } from '../processor/processor';
 
 export type AchInput = PaymentInputOf<'ACH'>;
@@ -15,7 +15,7 @@ export type AchInput = PaymentInputOf<'ACH'>;
 /**
  * `ACH`, phase 1 (docs/design.md, Idempotency and concurrency): a debit of the customer's bank account for the
  * merchant, checked and priced in the caller's transaction (`ctx.db`) and recorded `processing`. Phase 2 asks the
- * processor, outside any transaction; phase 3 records the outcome (`recordOutcome`). Accepted: a `pending` payment
+ * processor, outside any transaction; phase 3 records the outcome (`recordOutcomes`). Accepted: a `pending` payment
  * that settles ACH_SETTLEMENT_BUSINESS_DAYS business days out (or is returned R01–R04 then), its capture posting on
  * the ACH rail and `payment.created`. Refused at once (the sandbox's insufficient-funds account): `failed`,
  * `payment.failed`, answered 422. The account and routing numbers are kept encrypted for the NACHA entry; responses
@@ -62,9 +62,10 @@ export async function beginAchDebit({
   const request: AchDebitRequest = { paymentId: payment.id, accountNumber, routingNumber, amount: price.gross };
   return {
     paymentId: payment.id,
-    writes: [processingPart(payment, wallClockNow(ctx))],
+    claim: (key) =>
+      deps.claims.submit({ key, recordId: payment.id, record: processingRecord(payment, wallClockNow(ctx)) }),
     call: async () => ({ rail: 'ach', outcome: await deps.processor.debitAch(request) }),
     // Recorded as of its creation: the processor call is part of making it (the record reads as made at once).
-    record: (tx, answer) => recordOutcome(ctx, tx, payment, answer, now),
+    record: (answer) => deps.outcomes.submit({ claimed: payment, answer, now }),
   };
 }

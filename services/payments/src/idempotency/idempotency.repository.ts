@@ -1,5 +1,5 @@
 import type { DbOrTx, Tx } from '@pps/shared/db';
-import { mapSent, type Part, rowMapper, type Sent, schema, send, tableCodec } from '@pps/shared/db';
+import { mapSent, type Part, rowMapper, type Sent, schema, send, tableCodec, texts } from '@pps/shared/db';
 import { and, eq, lt } from 'drizzle-orm';
 import { z } from 'zod';
 
@@ -11,8 +11,16 @@ export type StoredResponse = { status: number; body: Record<string, unknown> };
 const DAY_MS = 86_400_000;
 
 // A held key is read one way, whether the claim found it or a later read does: the same columns, one mapper.
-const heldKey = tableCodec(idempotencyKeys).pick(['requestHash', 'responseStatus', 'responseBody', 'createdAt']);
+const heldKey = tableCodec(idempotencyKeys).pick([
+  'requestHash',
+  'responseStatus',
+  'responseBody',
+  'createdAt',
+  'paymentId',
+]);
 export type KeyRow = ReturnType<typeof heldKey.read>;
+/** A held key from a raw row of `idempotency_keys` (its other columns are left out). */
+export const keyRowOf = heldKey.read;
 
 const FIND_KEY = `select ${heldKey.columns} from idempotency_keys where account_id = $1 and request_id = $2`;
 
@@ -64,19 +72,23 @@ export function answerPart(key: IdempotencyKeyRef, response: StoredResponse & { 
   };
 }
 
-const IN_FLIGHT = 'update idempotency_keys set payment_id = $3 where account_id = $1 and request_id = $2';
+const ANSWER_IN_FLIGHT = `update idempotency_keys set response_status = a.status::int, response_body = a.body::jsonb
+  from unnest($1::text[], $2::text[], $3::text[]) as a(payment_id, status, body)
+  where idempotency_keys.payment_id = a.payment_id and idempotency_keys.response_status is null`;
 
-/** Names the payment of a claimed key before its answer is known (phase 1 of a new payment): recovery's way back. */
-export function inFlightPart(key: IdempotencyKeyRef, paymentId: string): Part {
-  return { text: IN_FLIGHT, params: [key.accountId, key.requestId, paymentId] };
-}
-
-const ANSWER_IN_FLIGHT = `update idempotency_keys set response_status = $2, response_body = $3
-  where payment_id = $1 and response_status is null`;
-
-/** Stores the answer on the key of a payment in flight, if it has one (recovery: the request's key is not known). */
-export function answerInFlightPart(paymentId: string, response: StoredResponse): Part {
-  return { text: ANSWER_IN_FLIGHT, params: [paymentId, response.status, JSON.stringify(response.body)] };
+/**
+ * Stores the answers on the keys of payments in flight, those that have one, as one write however many (phase 3,
+ * group-committed, and recovery: the key is found by the payment it names).
+ */
+export function answersInFlightPart(answers: { paymentId: string; response: StoredResponse }[]): Part {
+  return {
+    text: ANSWER_IN_FLIGHT,
+    params: [
+      texts(answers.map((answer) => answer.paymentId)),
+      texts(answers.map((answer) => answer.response.status)),
+      texts(answers.map((answer) => JSON.stringify(answer.response.body))),
+    ],
+  };
 }
 
 /** Removes one key if it is still the expired row that was read (a fresh claim made meanwhile stays). */

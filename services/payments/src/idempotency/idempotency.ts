@@ -12,6 +12,7 @@ import {
 } from '@pps/shared/db';
 import { ApiError } from '@pps/shared/http';
 import { requestHash } from './canonical';
+import type { ClaimResult, KeyClaim } from './claims';
 import {
   answerPart,
   claimIdempotencyKey,
@@ -19,7 +20,7 @@ import {
   findIdempotencyKey,
   type IdempotencyKeyRef,
   idempotencyCutoff,
-  inFlightPart,
+  type KeyRow,
   type StoredResponse,
 } from './idempotency.repository';
 
@@ -149,88 +150,111 @@ export async function runIdempotent<R = never>(options: Options<R>): Promise<Ide
 
 /**
  * A new payment in three phases (docs/design.md, Idempotency and concurrency): what `runInPhases` needs of it once
- * phase 1 has checked and priced it.
+ * it is checked and priced.
  */
 export type Phased<A> = {
-  /** Its record, inserted `processing` with the claim (phase 1; stored with the key, so recovery finds it). */
   paymentId: string;
-  writes: Part[];
+  /**
+   * Phase 1, committed (group-committed with concurrent payments' claims): the key claimed, naming the payment (so
+   * recovery finds its way back), and the record inserted `processing`; or the key's holder.
+   */
+  claim: (key: KeyClaim | undefined) => Promise<ClaimResult>;
   /** Phase 2: the processor, called with no transaction open and no connection held. */
   call: () => Promise<A>;
   /**
-   * Phase 3, in a transaction of its own: the outcome's writes and answer, or undefined when the record is no longer
-   * `processing` (recovery resolved it meanwhile; its answer is the key's).
+   * Phase 3, committed (group-committed with concurrent payments' outcomes): the outcome's answer, stored on the
+   * key with it, or undefined when the record is no longer `processing` (recovery resolved it meanwhile; its answer
+   * is the key's).
    */
-  record: (tx: Tx, answer: A) => Promise<OperationResult | undefined>;
+  record: (answer: A) => Promise<StoredResponse | undefined>;
 };
 
 /**
  * A new card or ACH payment, idempotently when a key is given, in three phases so no transaction and no pooled
- * connection waits on the processor: (1) one commit claims the key and inserts the record `processing` (a replay
- * meanwhile is a 409 `idempotency_key_in_use`); (2) `call`, outside any transaction; (3) one commit records the
- * outcome, conditional on the record still being `processing`, with the answer stored on the key. A thrown error in
- * phase 1 rolls everything back, as `runIdempotent`; one in phase 2 or 3 leaves the record to recovery.
+ * connection waits on the processor. `begin` reads and checks the request and prices it (no transaction: reads
+ * only). Then (1) one commit claims the key and inserts the record `processing` (a replay meanwhile is a 409
+ * `idempotency_key_in_use`); (2) `call`, outside any transaction; (3) one commit records the outcome, conditional
+ * on the record still being `processing`, with the answer stored on the key. Phases 1 and 3 are group-committed
+ * with other payments' (`Phased.claim`, `Phased.record`). A refusal by `begin` stores nothing; an error in phase 2
+ * or 3 leaves the record to recovery.
  */
-export async function runInPhases<R, A>(
-  options: Omit<Options<R>, 'operation'> & { begin: (tx: Tx, prefetched: R | undefined) => Promise<Phased<A>> },
+export async function runInPhases<A>(
+  options: Omit<Options<never>, 'operation' | 'prefetch'> & { begin: () => Promise<Phased<A>> },
 ): Promise<IdempotentResponse> {
-  const { prefetch, key: given } = options;
-  const key: IdempotencyKeyRef | undefined = given && {
+  const { key: given } = options;
+  const claim: KeyClaim | undefined = given && {
     accountId: options.accountId,
     requestId: given.value.toLowerCase(),
+    requestHash: requestHash(options.data),
+    now: options.now,
+    ttlDays: options.ttlDays,
   };
-  const claimed = await inTransaction<{ replay: StoredResponse } | { phased: Phased<A> }>(options.db, async (tx) => {
-    const replaying = key && given && claimOrReplay(tx, options, key, requestHash(options.data), given);
-    const prefetched = prefetch?.(tx);
-    const replay = await replaying;
-    if (replay) return { result: { replay } };
-    const phased = await options.begin(tx, await prefetched);
-    const writes = key ? [...phased.writes, inFlightPart(key, phased.paymentId)] : phased.writes;
-    return { result: { phased }, pending: [sendTogether(tx, writes)] };
-  });
-  if ('replay' in claimed) return { ...claimed.replay, replayed: true };
-  const { phased } = claimed;
+  let phased: Phased<A>;
+  try {
+    phased = await options.begin();
+  } catch (error) {
+    // A replay gets its first answer whatever its checks say now (a merchant closed since, a token deleted since).
+    const held = claim && given && error instanceof ApiError ? await findIdempotencyKey(options.db, claim) : undefined;
+    if (!claim || !given || !held || held.createdAt < idempotencyCutoff(options.now, options.ttlDays)) throw error;
+    return { ...replayOf(held, claim.requestHash, given), replayed: true };
+  }
+  const claimed = await claimAndInsert(phased, claim);
+  if (!claimed.claimed) {
+    if (!claim || !given) throw new Error(`payment ${phased.paymentId}: no key, yet not claimed`);
+    return { ...replayOf(claimed.held, claim.requestHash, given), replayed: true };
+  }
   const answer = await phased.call();
   // The answer in hand is recorded, not left to recovery, when the database was away for a moment (restarting,
   // failing over): phase 3 again, conditional on `processing`, finds the stored answer if the lost commit went through.
-  const giveUpAt = Date.now() + PHASE3_RETRY_MS;
+  const giveUpAt = Date.now() + PHASE_RETRY_MS;
   for (;;) {
     try {
-      return await recordPhase3(options.db, key, phased, answer);
+      const recorded = await phased.record(answer);
+      if (recorded) return { ...recorded, replayed: false };
+      const held = claim && (await findIdempotencyKey(options.db, claim));
+      if (held?.responseStatus == null || !held.responseBody) {
+        throw new Error(`payment ${phased.paymentId} was resolved without this request, and has no stored answer`);
+      }
+      return { status: held.responseStatus, body: held.responseBody, replayed: false };
     } catch (error) {
       if (!isDatabaseUnavailable(error) || Date.now() >= giveUpAt) throw error;
-      await sleep(PHASE3_RETRY_PAUSE_MS);
+      await sleep(PHASE_RETRY_PAUSE_MS);
     }
   }
 }
 
-/** How long phase 3 is tried again after the database went away, and the pause between tries. */
-const PHASE3_RETRY_MS = 2000;
-const PHASE3_RETRY_PAUSE_MS = 200;
-
-/** Phase 3 of `runInPhases`: the outcome and the stored answer in one commit, or the answer stored meanwhile. */
-function recordPhase3<A>(
-  db: DbOrTx,
-  key: IdempotencyKeyRef | undefined,
+/**
+ * Phase 1, submitted again when the key's holder had expired (removed by that try) or went while it was read; and,
+ * for up to 2 s, when the database went away under it (a restart, a failover), since the key tells whether the lost
+ * commit went through: held for this very payment, it did.
+ */
+async function claimAndInsert<A>(
   phased: Phased<A>,
-  answer: A,
-): Promise<IdempotentResponse> {
-  return inTransaction<IdempotentResponse>(db, async (tx) => {
-    const outcome = await phased.record(tx, answer);
-    if (!outcome) {
-      const held = key && (await findIdempotencyKey(tx, key));
-      if (held?.responseStatus == null || !held.responseBody) {
-        throw new Error(`payment ${phased.paymentId} was resolved without this request, and has no stored answer`);
-      }
-      return { result: { status: held.responseStatus, body: held.responseBody, replayed: false } };
+  claim: KeyClaim | undefined,
+): Promise<Exclude<ClaimResult, { retry: true }>> {
+  const giveUpAt = Date.now() + PHASE_RETRY_MS;
+  for (let freed = 0; ; ) {
+    let result: ClaimResult;
+    try {
+      result = await phased.claim(claim);
+    } catch (error) {
+      if (!claim || !isDatabaseUnavailable(error) || Date.now() >= giveUpAt) throw error;
+      await sleep(PHASE_RETRY_PAUSE_MS);
+      continue;
     }
-    const writes = [...(outcome.writes ?? []), ...(key ? [answerPart(key, outcome)] : [])];
-    return {
-      result: { status: outcome.status, body: outcome.body, replayed: false },
-      pending: writes.length > 0 ? [sendTogether(tx, writes)] : [],
-    };
-  });
+    if ('retry' in result) {
+      freed += 1;
+      if (freed === 3) throw new Error(`idempotency key ${claim?.requestId} neither claimable nor held`);
+      continue;
+    }
+    if (!result.claimed && result.held.paymentId === phased.paymentId) return { claimed: true };
+    return result;
+  }
 }
+
+/** How long phases 1 and 3 are tried again after the database went away, and the pause between tries. */
+const PHASE_RETRY_MS = 2000;
+const PHASE_RETRY_PAUSE_MS = 200;
 
 /** A pipelined transaction of its own, or the caller's transaction (its writes awaited here). */
 async function inTransaction<T>(
@@ -267,6 +291,11 @@ async function claimOrReplay(
     if (held) await deleteIdempotencyKeyCreatedAt(tx, key, held.createdAt);
     return claimOrReplay(tx, options, key, hash, given, true);
   }
+  return replayOf(held, hash, given);
+}
+
+/** The answer a held key replays: 409 when it was given for another body, or when it is not known yet. */
+function replayOf(held: KeyRow, hash: string, given: GivenKey): StoredResponse {
   if (held.requestHash !== hash) throw idempotencyKeyReused(given);
   // Committed without its answer: a new payment between its phases (`runInPhases`).
   if (held.responseStatus == null || !held.responseBody) throw idempotencyKeyInUse(given);

@@ -4,22 +4,29 @@ import { settledValue } from '@pps/shared/db';
 import { type ServiceContext, wallClockNow } from '@pps/shared/http';
 import { newId } from '@pps/shared/ids';
 import { PROCESSING } from '@pps/shared/states';
+import type { Claims } from '../idempotency/claims';
 import type { Phased } from '../idempotency/idempotency';
 import type { CardAuthorizationRequest, Processor, ProcessorAnswer } from '../processor/processor';
 import { loadCardForCharge } from '../tokens/tokens.repository';
 import { paymentErrors, pointers } from './payments.errors';
 import type { NewPayment } from './payments.repository';
 import { activeMerchant, moneyColumns, priceOf } from './pricing';
-import { processingPart, recordOutcome } from './record-payment';
+import { type OutcomeRecorder, processingRecord } from './record-payment';
 
 export type CardPaymentInput = PaymentInputOf<'tokenv3'> | PaymentInputOf<'tokenv3Split'> | PaymentInputOf<'card'>;
-export type ChargeDeps = { processor: Processor; cipher: FieldCipher };
+/** The processor, the vault's cipher, and the group commits of phases 1 and 3. */
+export type ChargeDeps = {
+  processor: Processor;
+  cipher: FieldCipher;
+  claims: Claims<NewPayment>;
+  outcomes: OutcomeRecorder;
+};
 
 /**
- * The reads of a charge (the merchants and the vault token), sent together: one round trip, behind the idempotency
- * claim when `runInPhases` prefetches them. Settled, never rejected: `beginCharge` judges them in order.
+ * The reads of a charge (the merchants and the vault token), sent together: one round trip. Settled, never rejected:
+ * `beginCharge` judges them in order.
  */
-export function readsForCharge(ctx: ServiceContext, input: CardPaymentInput, deps: ChargeDeps) {
+function readsForCharge(ctx: ServiceContext, input: CardPaymentInput, deps: ChargeDeps) {
   const split = input.paymentType === 'tokenv3Split' ? input.split : undefined;
   const tokenId = input.paymentType === 'card' ? input.paymentMethod.token : input.token.tokenId;
   return Promise.allSettled([
@@ -30,32 +37,28 @@ export function readsForCharge(ctx: ServiceContext, input: CardPaymentInput, dep
     loadCardForCharge(ctx.db, deps.cipher, { accountId: ctx.accountId, tokenId }),
   ]);
 }
-export type ChargeReads = Awaited<ReturnType<typeof readsForCharge>>;
 
 /**
  * tokenv3, tokenv3Split and card, phase 1 (docs/design.md, Idempotency and concurrency): checks the merchants and the
  * vault token (`reads`) and prices the charge, in the caller's transaction (`ctx.db`); the record goes in
  * `processing`. Phase 2 authorises with the processor, outside any transaction; phase 3 records the outcome
- * (`recordOutcome`): approved, `pending` with its capture posting and `payment.created`; declined or AVS-refused,
+ * (`recordOutcomes`): approved, `pending` with its capture posting and `payment.created`; declined or AVS-refused,
  * `failed` and `payment.failed`, answered 402/422.
  */
 export async function beginCharge({
   ctx,
   input,
   deps,
-  reads,
 }: {
   ctx: ServiceContext;
   input: CardPaymentInput;
   deps: ChargeDeps;
-  /** Prefetched by the caller, else read now. */
-  reads?: ChargeReads;
 }): Promise<Phased<ProcessorAnswer>> {
   const split = input.paymentType === 'tokenv3Split' ? input.split : undefined;
   const byVault = input.paymentType === 'card';
   const tokenId = byVault ? input.paymentMethod.token : input.token.tokenId;
   // Judged in the order they always were.
-  const [primary, splitMerchant, card] = reads ?? (await readsForCharge(ctx, input, deps));
+  const [primary, splitMerchant, card] = await readsForCharge(ctx, input, deps);
   const merchant = settledValue(primary);
   if (split?.merchantId === input.merchantId) throw paymentErrors.splitSameMerchant();
   settledValue(splitMerchant);
@@ -108,9 +111,10 @@ export async function beginCharge({
   };
   return {
     paymentId: payment.id,
-    writes: [processingPart(payment, wallClockNow(ctx))],
+    claim: (key) =>
+      deps.claims.submit({ key, recordId: payment.id, record: processingRecord(payment, wallClockNow(ctx)) }),
     call: async () => ({ rail: 'card', authorization: await deps.processor.authorizeCard(request) }),
     // Recorded as of its creation: the processor call is part of making it (the record reads as made at once).
-    record: (tx, answer) => recordOutcome(ctx, tx, payment, answer, now),
+    record: (answer) => deps.outcomes.submit({ claimed: payment, answer, now }),
   };
 }

@@ -1,5 +1,5 @@
 import type { DbOrTx } from '@pps/shared/db';
-import { mapSent, type Part, type Sent, schema, send, tableCodec } from '@pps/shared/db';
+import { mapSent, type Part, type Sent, schema, send, tableCodec, texts } from '@pps/shared/db';
 import { type PaymentStatus, PROCESSING } from '@pps/shared/states';
 import { and, count, desc, eq, gte, lt, ne, or, type SQL } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
@@ -34,6 +34,16 @@ export function findMerchant(db: DbOrTx, id: string): Sent<MerchantForPayment | 
   return mapSent(send(db, FIND_MERCHANT, [id]), ([row]) => row && merchantForPayment.read(row));
 }
 
+const FIND_MERCHANTS = `select ${merchantForPayment.columns} from merchants where id = any($1::text[])`;
+
+/** `findMerchant` for a batch (group commit), by id; sent at once. */
+export function findMerchants(db: DbOrTx, ids: string[]): Sent<Map<string, MerchantForPayment>> {
+  return mapSent(send(db, FIND_MERCHANTS, [[...new Set(ids)]]), (rows) => {
+    const found = rows.map(merchantForPayment.read);
+    return new Map(found.map((merchant) => [merchant.id, merchant]));
+  });
+}
+
 /**
  * A new record's insert as a write to send with others (`sendTogether`), and the record as written (every column
  * the values give, null for the rest: what `returning *` would read back).
@@ -43,6 +53,11 @@ export function paymentInsertPart(values: NewPayment): { payment: Payment; part:
     payment: paymentCodec.row(values),
     part: { text: paymentCodec.insertText, params: paymentCodec.params(values) },
   };
+}
+
+/** New records' insert as one write to send with others, however many (group commit, phase 1). */
+export function paymentsInsertPart(rows: NewPayment[]): Part {
+  return { text: paymentCodec.insertManyText, params: paymentCodec.manyParams(rows) };
 }
 
 /** The columns a new payment's outcome sets (phase 3, or recovery); `processing_since` is cleared beside them. */
@@ -61,20 +76,29 @@ const outcomeKeys = [
   'failedAt',
   'updatedAt',
 ] as const satisfies readonly (keyof PaymentOutcome)[];
-const RECORD_OUTCOME = `update payments set ${outcomeKeys
-  .map((key, index) => `"${payments[key].name}" = $${index + 2}`)
-  .join(', ')}, processing_since = null where id = $1 and status = 'processing'`;
+// One row per record, the outcome's columns cast back from text (group commit: one statement for a batch).
+const RECORD_OUTCOMES = `update payments set ${outcomeKeys
+  .map((key) => `"${payments[key].name}" = o."${payments[key].name}"::${payments[key].getSQLType()}`)
+  .join(', ')}, processing_since = null
+  from unnest($1::text[], ${outcomeKeys.map((_, index) => `$${index + 2}::text[]`).join(', ')})
+    as o(id, ${outcomeKeys.map((key) => `"${payments[key].name}"`).join(', ')})
+  where payments.id = o.id and payments.status = 'processing'`;
 
-/** The outcome of a `processing` record as a write to send with others; conditional on it still being `processing`. */
-export function paymentOutcomePart(id: string, outcome: PaymentOutcome): Part {
+/**
+ * The outcomes of `processing` records as one write to send with others, however many (group commit); each
+ * conditional on its record still being `processing`.
+ */
+export function paymentOutcomesPart(outcomes: { id: string; outcome: PaymentOutcome }[]): Part {
   return {
-    text: RECORD_OUTCOME,
+    text: RECORD_OUTCOMES,
     params: [
-      id,
-      ...outcomeKeys.map((key) => {
-        const value = outcome[key];
-        return value === null ? null : payments[key].mapToDriverValue(value as never);
-      }),
+      texts(outcomes.map(({ id }) => id)),
+      ...outcomeKeys.map((key) =>
+        outcomes.map(({ outcome }) => {
+          const value = outcome[key];
+          return value === null ? null : String(payments[key].mapToDriverValue(value as never));
+        }),
+      ),
     ],
   };
 }
@@ -94,6 +118,13 @@ const LOCK_PAYMENT = `${FIND_PAYMENT} for update`;
 /** A payment record by id; sent at once (`GET /payments/{id}` reads it beside its children). */
 export function findPayment(db: DbOrTx, id: string): Sent<Payment | undefined> {
   return mapSent(send(db, FIND_PAYMENT, [id]), ([row]) => row && paymentRow.read(row));
+}
+
+const LOCK_PAYMENTS = `select ${paymentRow.columns} from payments where id = any($1::text[]) order by id for update`;
+
+/** `lockPayment` for a batch (group commit), locked in id order (two batches never wait on each other in a circle). */
+export function lockPayments(tx: DbOrTx, ids: string[]): Sent<Payment[]> {
+  return mapSent(send(tx, LOCK_PAYMENTS, [ids]), (rows) => rows.map(paymentRow.read));
 }
 
 /**

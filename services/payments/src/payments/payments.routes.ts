@@ -8,17 +8,37 @@ import {
 } from '@pps/shared/contract';
 import { absoluteUrl, list, type ServiceApp, type ServiceDeps } from '@pps/shared/http';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { claimsCommitter } from '../idempotency/claims';
 import type { Processor } from '../processor/processor';
 import { createTokenCipher } from '../tokens/tokens.repository';
 import { paymentDocument } from './payments.presenter';
+import { paymentsInsertPart } from './payments.repository';
 import { createPayment, getPayment, getPaymentStatus, listPayments, paymentStates } from './payments.usecases';
+import { outcomeRecorder } from './record-payment';
 
 const outcomeOf = (status: number) => (status === 201 ? 'approved' : status === 402 ? 'declined' : 'refused');
 
 export function registerPaymentRoutes(app: ServiceApp, deps: ServiceDeps & { processor: Processor }) {
   const { config } = deps;
   const base = config.PUBLIC_BASE_URL;
-  const paymentDeps = { processor: deps.processor, cipher: createTokenCipher(config) };
+  // A new payment's two commits are group-committed with concurrent payments' (docs/design.md, The payment write path).
+  const groupCommit = {
+    maxBatch: config.GROUP_COMMIT_MAX_BATCH,
+    maxWaitMs: config.GROUP_COMMIT_WAIT_MS,
+    maxInFlight: config.GROUP_COMMIT_MAX_IN_FLIGHT,
+  };
+  const paymentDeps = {
+    processor: deps.processor,
+    cipher: createTokenCipher(config),
+    claims: claimsCommitter(deps.db, paymentsInsertPart, {
+      ...groupCommit,
+      onBatch: (size) => deps.metrics?.groupCommitBatch.observe({ phase: 'claim' }, size),
+    }),
+    outcomes: outcomeRecorder(deps, {
+      ...groupCommit,
+      onBatch: (size) => deps.metrics?.groupCommitBatch.observe({ phase: 'outcome' }, size),
+    }),
+  };
   const createRoute = createPaymentRouteFor({ min: config.MIN_AMOUNT_CENTS, max: config.MAX_AMOUNT_CENTS });
 
   app.openapi(createRoute, async (c) => {

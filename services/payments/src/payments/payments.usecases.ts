@@ -9,13 +9,7 @@ import type { ProcessorAnswer } from '../processor/processor';
 import { refundPayment } from '../refunds/refund.usecase';
 import { refundSplit } from '../refunds/refund-split.usecase';
 import { secondSplit } from '../splits/second-split.usecase';
-import {
-  beginCharge,
-  type CardPaymentInput,
-  type ChargeDeps,
-  type ChargeReads,
-  readsForCharge,
-} from './charge-card.usecase';
+import { beginCharge, type CardPaymentInput, type ChargeDeps } from './charge-card.usecase';
 import { paymentErrors } from './payments.errors';
 import { paymentResource, paymentStatusDocument, paymentSummary } from './payments.presenter';
 import { findChildren, findMerchant, findPayment, listMerchantPayments, type Payment } from './payments.repository';
@@ -41,17 +35,10 @@ function runFor(
     case 'tokenv3Split':
     case 'card': {
       const input = attributes satisfies CardPaymentInput;
-      return runInPhases<ChargeReads, ProcessorAnswer>({
-        ...common,
-        prefetch: (tx) => readsForCharge(inTx(tx), input, deps),
-        begin: (tx, reads) => beginCharge({ ctx: inTx(tx), input, deps, reads }),
-      });
+      return runInPhases<ProcessorAnswer>({ ...common, begin: () => beginCharge({ ctx, input, deps }) });
     }
     case 'ACH':
-      return runInPhases<never, ProcessorAnswer>({
-        ...common,
-        begin: (tx) => beginAchDebit({ ctx: inTx(tx), input: attributes, deps }),
-      });
+      return runInPhases<ProcessorAnswer>({ ...common, begin: () => beginAchDebit({ ctx, input: attributes, deps }) });
     case 'refund':
       return runIdempotent({ ...common, operation: (tx) => refundPayment({ ctx: inTx(tx), input: attributes }) });
     case 'refundSplit':

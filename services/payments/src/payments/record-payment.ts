@@ -1,24 +1,31 @@
 import { settleAtFor } from '@pps/shared/clock';
 import type { Config } from '@pps/shared/config';
-import type { Part, Tx } from '@pps/shared/db';
-import { firstEventParts } from '@pps/shared/events';
-import { captureLines, postingsPart } from '@pps/shared/ledger';
+import {
+  type Db,
+  GroupCommit,
+  type GroupCommitOptions,
+  type Part,
+  pipelinedTransaction,
+  sendTogether,
+  type Tx,
+} from '@pps/shared/db';
+import { firstEventsParts, type WriteEventInput } from '@pps/shared/events';
+import { captureLines, type PostInput, postingsPart } from '@pps/shared/ledger';
 import type { Logger } from '@pps/shared/logger';
 import { assertStoredTransition, PROCESSING } from '@pps/shared/states';
-import type { OperationResult } from '../idempotency/idempotency';
+import { answersInFlightPart, type StoredResponse } from '../idempotency/idempotency.repository';
 import { avsAccepted } from '../processor/avs-policy';
 import type { ProcessorAnswer } from '../processor/processor';
 import { errorDocumentBody, type FailedTransaction, paymentErrors } from './payments.errors';
 import { paymentDocument, paymentResource } from './payments.presenter';
 import {
-  findMerchant,
-  lockPayment,
+  findMerchants,
+  lockPayments,
   type MerchantForPayment,
   type NewPayment,
   type Payment,
   type PaymentOutcome,
-  paymentInsertPart,
-  paymentOutcomePart,
+  paymentOutcomesPart,
 } from './payments.repository';
 
 /** The API's success code (the processor's own approval code is not shown). */
@@ -35,88 +42,144 @@ export const ABANDONED = {
 
 /**
  * Phase 1 of a new card or ACH payment (docs/design.md, Idempotency and concurrency): its record, checked and priced,
- * inserted `processing` with no outcome yet, no ledger posting and no event. `since` is real time (recovery's clock).
+ * to insert `processing` with no outcome yet, no ledger posting and no event. `since` is real time (recovery's clock).
  */
-export function processingPart(values: NewPayment, since: Date): Part {
-  return paymentInsertPart({ ...values, ...AWAITING, status: PROCESSING, processingSince: since }).part;
+export function processingRecord(values: NewPayment, since: Date): NewPayment {
+  return { ...values, ...AWAITING, status: PROCESSING, processingSince: since };
 }
 
 /** What recording an outcome needs besides the transaction: the service's config and log (no request context). */
 export type OutcomeContext = { config: Config; log: Logger };
 
+/** A new payment's outcome to record: its record, the processor's answer (null: none), and its sandbox time. */
+export type OutcomeToRecord = {
+  claimed: { id: string; merchantId: string };
+  answer: ProcessorAnswer | null;
+  now: Date;
+};
+
 /**
- * Phase 3 of a new card or ACH payment, and the recovery job's way of finishing one: one function, so an outcome
- * is recorded alike whoever records it. Locks the record (with its merchant's AVS mode, in the same round trip) and,
- * if it is still `processing`, decides it from the processor's answer: approved, a `pending` payment, its capture
- * posting and `payment.created`; declined or AVS-refused, `failed` and `payment.failed` answered 402/422 (returned,
- * not thrown, so it commits). No answer (`null`: the processor never got the request) fails it `processing_abandoned`.
- * Returns the writes (to send with the stored answer) and the answer; undefined when the record is no longer
- * `processing` (recorded already, by the other of the two).
+ * Phase 3 of new card and ACH payments, and the recovery job's way of finishing them: one function, so an outcome
+ * is recorded alike whoever records it, for one payment or a group-committed batch (docs/design.md, The payment
+ * write path). Locks the records (in id order, with their merchants' AVS modes, in the same round trip) and decides
+ * each still `processing` from the processor's answer: approved, a `pending` payment, its capture posting and
+ * `payment.created`; declined or AVS-refused, `failed` and `payment.failed` answered 402/422 (returned, not thrown,
+ * so it commits). No answer (`null`: the processor never got the request) fails it `processing_abandoned`.
+ *
+ * Returns each item's answer in order, undefined for a record no longer `processing` (recorded already, by the
+ * other of the two), and the writes of them all, to send as one statement: one per table whatever the batch's
+ * size, the answers stored on the payments' idempotency keys among them.
  */
-export async function recordOutcome(
+export async function recordOutcomes(
   ctx: OutcomeContext,
   tx: Tx,
-  claimed: { id: string; merchantId: string },
-  answer: ProcessorAnswer | null,
-  now: Date,
-): Promise<OperationResult | undefined> {
-  const [payment, merchant] = await Promise.all([lockPayment(tx, claimed.id), findMerchant(tx, claimed.merchantId)]);
-  if (payment?.status !== PROCESSING) return undefined;
-  if (!merchant) throw new Error(`payment ${payment.id}: merchant ${payment.merchantId} not found`);
-  const decided = decide(payment, merchant, answer);
-  const approved = decided.error === undefined;
-  const changes: PaymentOutcome = {
-    ...decided.columns,
-    status: approved ? 'pending' : 'failed',
-    settleAt: approved ? settleAtFor(payment.createdAt, settlementDays(ctx.config, payment)) : null,
-    failedAt: approved ? null : now,
-    updatedAt: now,
-  };
-  assertStoredTransition(payment.status, changes.status);
-  const recorded: Payment = { ...payment, ...changes, processingSince: null };
-  const resource = paymentResource(recorded, [], now);
-  const writes = [
-    paymentOutcomePart(payment.id, changes),
-    ...firstEventParts({
+  items: OutcomeToRecord[],
+): Promise<{ answers: (StoredResponse | undefined)[]; writes: Part[] }> {
+  const [locked, merchants] = await Promise.all([
+    lockPayments(
+      tx,
+      items.map((item) => item.claimed.id),
+    ),
+    findMerchants(
+      tx,
+      items.map((item) => item.claimed.merchantId),
+    ),
+  ]);
+  const open = new Map(
+    locked.filter((payment) => payment.status === PROCESSING).map((payment) => [payment.id, payment]),
+  );
+  const outcomes: { id: string; outcome: PaymentOutcome }[] = [];
+  const events: WriteEventInput[] = [];
+  const captures: PostInput[] = [];
+  const stored: { paymentId: string; response: StoredResponse }[] = [];
+  const answers = items.map(({ claimed, answer, now }) => {
+    const payment = open.get(claimed.id);
+    if (!payment) return undefined;
+    open.delete(claimed.id); // an id twice in a batch is recorded once
+    const merchant = merchants.get(payment.merchantId);
+    if (!merchant) throw new Error(`payment ${payment.id}: merchant ${payment.merchantId} not found`);
+    const decided = decide(payment, merchant, answer);
+    const approved = decided.error === undefined;
+    const changes: PaymentOutcome = {
+      ...decided.columns,
+      status: approved ? 'pending' : 'failed',
+      settleAt: approved ? settleAtFor(payment.createdAt, settlementDays(ctx.config, payment)) : null,
+      failedAt: approved ? null : now,
+      updatedAt: now,
+    };
+    assertStoredTransition(payment.status, changes.status);
+    const recorded: Payment = { ...payment, ...changes, processingSince: null };
+    const resource = paymentResource(recorded, [], now);
+    outcomes.push({ id: payment.id, outcome: changes });
+    events.push({
       accountId: payment.accountId,
       type: approved ? 'payment.created' : 'payment.failed',
       resource,
       previousStatus: null,
       requestId: payment.requestId,
-    }),
+    });
+    if (approved) captures.push(capturePosting(payment, now, changes.settleAt ?? now));
+    ctx.log.info(
+      {
+        paymentId: payment.id,
+        merchantId: payment.merchantId,
+        requestType: payment.requestType,
+        status: changes.status,
+      },
+      approved ? 'payment accepted' : 'payment failed',
+    );
+    const requestId = payment.requestId ?? '';
+    const response = decided.error
+      ? { status: decided.error.status, body: errorDocumentBody(decided.error, requestId) }
+      : { status: 201, body: paymentDocument(ctx.config.PUBLIC_BASE_URL, resource) };
+    stored.push({ paymentId: payment.id, response });
+    return response;
+  });
+  if (outcomes.length === 0) return { answers, writes: [] };
+  const writes = [
+    paymentOutcomesPart(outcomes),
+    ...firstEventsParts(events),
+    ...postingsPart(captures).parts,
+    answersInFlightPart(stored),
   ];
-  if (approved) {
-    const split =
-      payment.splitMerchantId && payment.splitAmount != null
-        ? { merchantId: payment.splitMerchantId, amount: payment.splitAmount }
-        : null;
-    const lines = captureLines({
+  return { answers, writes };
+}
+
+/** A new payment's capture posting: gross in from the card or ACH rail, fees and the split out of it. */
+function capturePosting(payment: Payment, now: Date, availableOn: Date): PostInput {
+  const split =
+    payment.splitMerchantId && payment.splitAmount != null
+      ? { merchantId: payment.splitMerchantId, amount: payment.splitAmount }
+      : null;
+  return {
+    accountId: payment.accountId,
+    paymentId: payment.id,
+    merchantId: payment.merchantId,
+    kind: 'capture',
+    now,
+    availableOn,
+    lines: captureLines({
       rail: payment.paymentType === 'ACH' ? 'ach' : 'card',
       merchantId: payment.merchantId,
       gross: payment.gross,
       grossMinusNet: payment.grossMinusNet,
       split,
-    });
-    const capture = {
-      accountId: payment.accountId,
-      paymentId: payment.id,
-      merchantId: payment.merchantId,
-      kind: 'capture' as const,
-      now,
-      availableOn: changes.settleAt ?? now,
-      lines,
-    };
-    writes.push(...postingsPart([capture]).parts);
-  }
-  ctx.log.info(
-    { paymentId: payment.id, merchantId: payment.merchantId, requestType: payment.requestType, status: changes.status },
-    approved ? 'payment accepted' : 'payment failed',
+    }),
+  };
+}
+
+/** Phase 3 group-committed: concurrent payments' outcomes recorded by one transaction and one statement per table. */
+export type OutcomeRecorder = GroupCommit<OutcomeToRecord, StoredResponse | undefined>;
+
+export function outcomeRecorder(ctx: OutcomeContext & { db: Db }, options: GroupCommitOptions): OutcomeRecorder {
+  return new GroupCommit(
+    (items) =>
+      pipelinedTransaction(ctx.db, async (tx) => {
+        const { answers, writes } = await recordOutcomes(ctx, tx, items);
+        return { result: answers, pending: writes.length > 0 ? [sendTogether(tx, writes)] : [] };
+      }),
+    options,
   );
-  const requestId = payment.requestId ?? '';
-  const stored = decided.error
-    ? { status: decided.error.status, body: errorDocumentBody(decided.error, requestId) }
-    : { status: 201, body: paymentDocument(ctx.config.PUBLIC_BASE_URL, resource) };
-  return { ...stored, paymentId: payment.id, writes };
 }
 
 const settlementDays = (config: Config, payment: Payment) =>

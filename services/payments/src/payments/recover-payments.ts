@@ -3,9 +3,8 @@ import { type Db, schema, sendTogether, withTransaction } from '@pps/shared/db';
 import type { Logger } from '@pps/shared/logger';
 import { PROCESSING } from '@pps/shared/states';
 import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
-import { answerInFlightPart } from '../idempotency/idempotency.repository';
 import type { Processor } from '../processor/processor';
-import { recordOutcome } from './record-payment';
+import { recordOutcomes } from './record-payment';
 
 const { payments } = schema;
 
@@ -17,10 +16,10 @@ export type RecoveryDeps = { db: Db; config: Config; log: Logger; processor: Pro
 /**
  * The recovery job (docs/design.md, Failure behaviour): new payments a crash left between their phases, `processing`
  * for longer than PAYMENT_RECOVERY_AFTER_SECONDS (real time), are finished as phase 3 would have finished them
- * (`recordOutcome`): by the processor's answer, asked again by the payment's id, else failed `processing_abandoned`.
+ * (`recordOutcomes`): by the processor's answer, asked again by the payment's id, else failed `processing_abandoned`.
  * The answer is stored on the payment's idempotency key too, so the client's retry replays it. In batches: the
  * processor is asked outside any transaction, then the batch is claimed `FOR UPDATE SKIP LOCKED` (a record its own
- * request or another recovery is finishing is left to it) and recorded in one transaction; a record finished
+ * request or another recovery is finishing is left to it) and recorded in one transaction, one statement per table; a record finished
  * meanwhile is skipped (still `processing` is the condition). The threshold must exceed the processor's own timeout,
  * so a call still waiting for its answer is never taken for a lost one. Returns how many it finished.
  */
@@ -68,17 +67,21 @@ export async function recoverPayments(
         )
         .for('update', { skipLocked: true });
       const mine = new Set(claimed.map((row) => row.id));
-      for (const [index, row] of batch.entries()) {
-        if (!mine.has(row.id)) continue;
-        const answer = answers[index] ?? null;
+      const items = batch.flatMap((row, index) => {
+        if (!mine.has(row.id)) return [];
         // The account's sandbox clock, as far as the record tells: its creation time plus the real time since.
         const elapsed = options.now.getTime() - (row.processingSince ?? options.now).getTime();
-        const outcome = await recordOutcome(deps, tx, row, answer, new Date(row.createdAt.getTime() + elapsed));
-        if (!outcome) continue;
-        await sendTogether(tx, [...(outcome.writes ?? []), answerInFlightPart(row.id, outcome)]);
-        if (answer) totals.recorded += 1;
+        const answer = answers[index] ?? null;
+        return [{ claimed: row, answer, now: new Date(row.createdAt.getTime() + elapsed) }];
+      });
+      if (items.length === 0) return;
+      const { answers: recorded, writes } = await recordOutcomes(deps, tx, items);
+      if (writes.length > 0) await sendTogether(tx, writes);
+      recorded.forEach((response, index) => {
+        if (!response) return;
+        if (items[index]?.answer) totals.recorded += 1;
         else totals.abandoned += 1;
-      }
+      });
     });
     const last = batch[batch.length - 1];
     after = last?.processingSince ? { since: last.processingSince, id: last.id } : undefined;

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newRequestId, postPayment, tokenv3Body } from './fixtures/payments';
+import { createWorld } from './fixtures/world';
+import { type Credentials, createTestStack, expectError, type TestStack } from './harness';
+
+/**
+ * Group commit as a client meets it (docs/design.md, The payment write path): concurrent payments share their
+ * batches, yet each is answered alone. A waiting time long enough that a burst lands in one batch per phase makes
+ * the batches certain; the refusals are made real with triggers on this test's own database.
+ */
+let stack: TestStack;
+let creds: Credentials;
+let merchantId: string;
+let tokenId: string;
+
+beforeAll(async () => {
+  stack = await createTestStack({ env: { GROUP_COMMIT_WAIT_MS: '100' } });
+  ({ creds, merchantId, tokenId } = await createWorld(stack, { account: 'Batches' }));
+});
+afterAll(() => stack?.close());
+
+const pay = (options: { amount?: string; requestId?: string } = {}) =>
+  postPayment(stack, creds, tokenv3Body({ merchantId, tokenId, requestId: newRequestId(), ...options }));
+const storedFor = async (requestId: string) =>
+  stack.sql`select p.id, p.status from payments p join idempotency_keys k on k.payment_id = p.id
+    where k.request_id = ${requestId}`;
+
+/** The mean batch size of a phase so far, from `/metrics`. */
+async function meanBatch(phase: 'claim' | 'outcome') {
+  const text = (await stack.call('GET', '/metrics')).body as string;
+  const value = (name: string) =>
+    Number(text.match(new RegExp(`^pps_group_commit_batch_size_${name}\\{phase="${phase}"\\} (\\S+)$`, 'm'))?.[1]);
+  return value('sum') / value('count');
+}
+
+describe('group-committed payments', () => {
+  it('batches a burst, and answers each payment of it as if alone', async () => {
+    const responses = await Promise.all(Array.from({ length: 16 }, (_, index) => pay({ amount: `${1000 + index}` })));
+    expect(responses.map((response) => response.status)).toEqual(Array(16).fill(201));
+    expect(responses.map((response) => response.body.data.attributes.transaction.amount)).toEqual(
+      Array.from({ length: 16 }, (_, index) => `${1000 + index}`),
+    );
+    expect(new Set(responses.map((response) => response.body.data.id)).size).toBe(16);
+    expect(await meanBatch('claim')).toBeGreaterThan(1);
+    expect(await meanBatch('outcome')).toBeGreaterThan(1);
+  });
+
+  it('claims a key given twice in one batch once: the other request is told it is in flight, or reused', async () => {
+    const requestId = newRequestId();
+    const responses = await Promise.all([
+      pay({ requestId, amount: '2500' }),
+      pay({ requestId, amount: '2500' }),
+      pay({ requestId, amount: '2600' }),
+      pay(),
+      pay(),
+    ]);
+    const keyed = responses.slice(0, 3);
+    const made = keyed.filter((response) => response.status === 201);
+    expect(made).toHaveLength(1);
+    const winner = made[0]!.body.data.attributes.transaction.amount;
+    for (const [index, response] of keyed.entries()) {
+      if (response === made[0]) continue;
+      const sameBody = (index < 2 ? '2500' : '2600') === winner;
+      expectError(response, 409, sameBody ? 'idempotency_key_in_use' : 'idempotency_key_reused', '/data/requestId');
+    }
+    expect(responses.slice(3).map((response) => response.status)).toEqual([201, 201]);
+    expect((await storedFor(requestId)).map((row) => row.id)).toEqual([made[0]!.body.data.id]);
+  });
+
+  it("fails a payment whose record is refused alone, stores nothing of it, and makes its neighbours'", async () => {
+    // A refusal of the record's insert that no request check foresees (a constraint added by an operator).
+    await stack.sql.unsafe(`
+      create function refuse_amount() returns trigger language plpgsql as $$
+      begin
+        if new.amount = 6666 then raise exception 'amount 6666 refused' using errcode = '23514'; end if;
+        return new;
+      end $$;
+      create trigger refuse_amount before insert on payments for each row execute function refuse_amount()`);
+    try {
+      const refusedKey = newRequestId();
+      const keys = Array.from({ length: 5 }, () => newRequestId());
+      const responses = await Promise.all([
+        ...keys.slice(0, 2).map((requestId) => pay({ requestId })),
+        pay({ requestId: refusedKey, amount: '6666' }),
+        ...keys.slice(2).map((requestId) => pay({ requestId })),
+      ]);
+      expect(responses.map((response) => response.status)).toEqual([201, 201, 500, 201, 201, 201]);
+      for (const requestId of keys) expect(await storedFor(requestId)).toHaveLength(1);
+      // Nothing of it: no record, and its key is free, so the client's retry goes through once the cause is gone.
+      expect(await stack.sql`select 1 from idempotency_keys where request_id = ${refusedKey}`).toHaveLength(0);
+      expect(await stack.sql`select 1 from payments where amount = 6666`).toHaveLength(0);
+    } finally {
+      await stack.sql.unsafe('drop trigger refuse_amount on payments; drop function refuse_amount()');
+    }
+  });
+
+  it("fails a payment whose outcome is refused alone (left to recovery), and records its neighbours'", async () => {
+    await stack.sql.unsafe(`
+      create function refuse_outcome() returns trigger language plpgsql as $$
+      begin
+        if new.amount = 7777 and new.status <> 'processing' then
+          raise exception 'outcome of 7777 refused' using errcode = '23514';
+        end if;
+        return new;
+      end $$;
+      create trigger refuse_outcome before update on payments for each row execute function refuse_outcome()`);
+    try {
+      const refusedKey = newRequestId();
+      const keys = Array.from({ length: 4 }, () => newRequestId());
+      const responses = await Promise.all([
+        ...keys.slice(0, 2).map((requestId) => pay({ requestId })),
+        pay({ requestId: refusedKey, amount: '7777' }),
+        ...keys.slice(2).map((requestId) => pay({ requestId })),
+      ]);
+      expect(responses.map((response) => response.status)).toEqual([201, 201, 500, 201, 201]);
+      for (const requestId of keys) {
+        expect((await storedFor(requestId)).map((row) => row.status)).toEqual(['pending']);
+      }
+      // Claimed and charged, its outcome not recorded: `processing`, for recovery to finish; a retry meanwhile is a
+      // 409 in flight, never a second charge.
+      expect((await storedFor(refusedKey)).map((row) => row.status)).toEqual(['processing']);
+      expectError(
+        await pay({ requestId: refusedKey, amount: '7777' }),
+        409,
+        'idempotency_key_in_use',
+        '/data/requestId',
+      );
+    } finally {
+      await stack.sql.unsafe('drop trigger refuse_outcome on payments; drop function refuse_outcome()');
+    }
+  });
+});
