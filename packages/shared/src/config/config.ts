@@ -119,6 +119,11 @@ export const configSchema = z.object({
   GROUP_COMMIT_WAIT_MS: z.coerce.number().int().min(0).max(100).default(0),
   /** Batches committing at once, per process (each holds one pooled connection while it commits). */
   GROUP_COMMIT_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(50).default(4),
+  /**
+   * New payments checked and claimed at once, per process; more wait their turn in memory, so a burst never queues
+   * every other request's reads behind its own on the pool. The processor call is outside it.
+   */
+  PAYMENT_ADMISSION_LIMIT: z.coerce.number().int().min(1).max(10_000).default(64),
   CARD_SETTLEMENT_BUSINESS_DAYS: z.coerce.number().int().min(0).max(30).default(1),
   ACH_SETTLEMENT_BUSINESS_DAYS: z.coerce.number().int().min(0).max(30).default(3),
   DEMO_ACCOUNT: bool.default(true),

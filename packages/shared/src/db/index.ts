@@ -1,7 +1,7 @@
 /**
  * The database: connections and transactions (client.ts), the hot path's written-out statements and the one
  * reader of raw rows (raw.ts), the handle types both use (types.ts), set-based parameters (unnest.ts), group commit
- * (group-commit.ts), migrations.
+ * (group-commit.ts) and admission of new payments (admission.ts), migrations.
  *
  * How a statement is written (docs/design.md, Queries):
  * - drizzle's query builder by default;
@@ -15,6 +15,7 @@
  *   `POST /payouts` alone (`runIdempotent`, and `runInPhases`: a new payment's two commits, the processor called
  *   between them with no transaction open; their writes group-committed, `GroupCommit`).
  */
+export * from './admission';
 export * from './client';
 export * from './group-commit';
 export * from './migrate';

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { IDEMPOTENCY_KEY_HEADER } from '@pps/shared/contract';
 import {
+  type Admission,
   type DbOrTx,
   isDatabaseUnavailable,
   isTransaction,
@@ -179,30 +180,17 @@ export type Phased<A> = {
  * or 3 leaves the record to recovery.
  */
 export async function runInPhases<A>(
-  options: Omit<Options<never>, 'operation' | 'prefetch'> & { begin: () => Promise<Phased<A>> },
+  options: Omit<Options<never>, 'operation' | 'prefetch'> & {
+    begin: () => Promise<Phased<A>>;
+    /** The turn phase 1 waits for (`PAYMENT_ADMISSION_LIMIT`); none: at once. */
+    admission?: Admission;
+  },
 ): Promise<IdempotentResponse> {
-  const { key: given } = options;
-  const claim: KeyClaim | undefined = given && {
-    accountId: options.accountId,
-    requestId: given.value.toLowerCase(),
-    requestHash: requestHash(options.data),
-    now: options.now,
-    ttlDays: options.ttlDays,
-  };
-  let phased: Phased<A>;
-  try {
-    phased = await options.begin();
-  } catch (error) {
-    // A replay gets its first answer whatever its checks say now (a merchant closed since, a token deleted since).
-    const held = claim && given && error instanceof ApiError ? await findIdempotencyKey(options.db, claim) : undefined;
-    if (!claim || !given || !held || held.createdAt < idempotencyCutoff(options.now, options.ttlDays)) throw error;
-    return { ...replayOf(held, claim.requestHash, given), replayed: true };
-  }
-  const claimed = await claimAndInsert(phased, claim);
-  if (!claimed.claimed) {
-    if (!claim || !given) throw new Error(`payment ${phased.paymentId}: no key, yet not claimed`);
-    return { ...replayOf(claimed.held, claim.requestHash, given), replayed: true };
-  }
+  const admitted = options.admission
+    ? await options.admission.run(() => checkAndClaim(options))
+    : await checkAndClaim(options);
+  if ('replay' in admitted) return { ...admitted.replay, replayed: true };
+  const { phased, claim } = admitted;
   const answer = await phased.call();
   // The answer in hand is recorded, not left to recovery, when the database was away for a moment (restarting,
   // failing over): phase 3 again, conditional on `processing`, finds the stored answer if the lost commit went through.
@@ -221,6 +209,37 @@ export async function runInPhases<A>(
       await sleep(PHASE_RETRY_PAUSE_MS);
     }
   }
+}
+
+/**
+ * The checks (`begin`) and phase 1: the payment claimed and recorded `processing`, or the answer a held key replays.
+ */
+async function checkAndClaim<A>(
+  options: Pick<Options<never>, 'db' | 'accountId' | 'data' | 'key' | 'ttlDays' | 'now'> & {
+    begin: () => Promise<Phased<A>>;
+  },
+): Promise<{ replay: StoredResponse } | { phased: Phased<A>; claim: KeyClaim | undefined }> {
+  const { key: given } = options;
+  const claim: KeyClaim | undefined = given && {
+    accountId: options.accountId,
+    requestId: given.value.toLowerCase(),
+    requestHash: requestHash(options.data),
+    now: options.now,
+    ttlDays: options.ttlDays,
+  };
+  let phased: Phased<A>;
+  try {
+    phased = await options.begin();
+  } catch (error) {
+    // A replay gets its first answer whatever its checks say now (a merchant closed since, a token deleted since).
+    const held = claim && given && error instanceof ApiError ? await findIdempotencyKey(options.db, claim) : undefined;
+    if (!claim || !given || !held || held.createdAt < idempotencyCutoff(options.now, options.ttlDays)) throw error;
+    return { replay: replayOf(held, claim.requestHash, given) };
+  }
+  const claimed = await claimAndInsert(phased, claim);
+  if (claimed.claimed) return { phased, claim };
+  if (!claim || !given) throw new Error(`payment ${phased.paymentId}: no key, yet not claimed`);
+  return { replay: replayOf(claimed.held, claim.requestHash, given) };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { PaymentInputOf } from '@pps/shared/contract';
 import type { FieldCipher } from '@pps/shared/crypto';
-import { settledValue } from '@pps/shared/db';
+import { type Admission, settledValue } from '@pps/shared/db';
 import { type ServiceContext, wallClockNow } from '@pps/shared/http';
 import { newId } from '@pps/shared/ids';
 import { PROCESSING } from '@pps/shared/states';
@@ -14,10 +14,11 @@ import { activeMerchant, moneyColumns, priceOf } from './pricing';
 import { type OutcomeRecorder, processingRecord } from './record-payment';
 
 export type CardPaymentInput = PaymentInputOf<'tokenv3'> | PaymentInputOf<'tokenv3Split'> | PaymentInputOf<'card'>;
-/** The processor, the vault's cipher, and the group commits of phases 1 and 3. */
+/** The processor, the vault's cipher, the turn new payments take, and the group commits of phases 1 and 3. */
 export type ChargeDeps = {
   processor: Processor;
   cipher: FieldCipher;
+  admission: Admission;
   claims: Claims<NewPayment>;
   outcomes: OutcomeRecorder;
 };

@@ -6,6 +6,7 @@ import {
   listPaymentsRoute,
   paymentStatesRoute,
 } from '@pps/shared/contract';
+import { Admission } from '@pps/shared/db';
 import { absoluteUrl, list, type ServiceApp, type ServiceDeps } from '@pps/shared/http';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { claimsCommitter } from '../idempotency/claims';
@@ -30,6 +31,7 @@ export function registerPaymentRoutes(app: ServiceApp, deps: ServiceDeps & { pro
   const paymentDeps = {
     processor: deps.processor,
     cipher: createTokenCipher(config),
+    admission: new Admission(config.PAYMENT_ADMISSION_LIMIT),
     claims: claimsCommitter(deps.db, paymentsInsertPart, {
       ...groupCommit,
       onBatch: (size) => deps.metrics?.groupCommitBatch.observe({ phase: 'claim' }, size),

@@ -35,10 +35,18 @@ function runFor(
     case 'tokenv3Split':
     case 'card': {
       const input = attributes satisfies CardPaymentInput;
-      return runInPhases<ProcessorAnswer>({ ...common, begin: () => beginCharge({ ctx, input, deps }) });
+      return runInPhases<ProcessorAnswer>({
+        ...common,
+        admission: deps.admission,
+        begin: () => beginCharge({ ctx, input, deps }),
+      });
     }
     case 'ACH':
-      return runInPhases<ProcessorAnswer>({ ...common, begin: () => beginAchDebit({ ctx, input: attributes, deps }) });
+      return runInPhases<ProcessorAnswer>({
+        ...common,
+        admission: deps.admission,
+        begin: () => beginAchDebit({ ctx, input: attributes, deps }),
+      });
     case 'refund':
       return runIdempotent({ ...common, operation: (tx) => refundPayment({ ctx: inTx(tx), input: attributes }) });
     case 'refundSplit':
