@@ -61,7 +61,7 @@ async function measure(latencyMs: number, connections: number, readConnections: 
     QUEUE_PREFIX: `pps-bench-${randomBytes(3).toString('hex')}`,
     RATE_LIMIT_RPS: '0',
     AUTH_FAILURE_LIMIT: '0',
-    DATABASE_POOL_SIZE: '20',
+    DATABASE_POOL_SIZE: process.env.BENCH_POOL_SIZE ?? '20',
     SANDBOX_LATENCY_MS: String(latencyMs),
   });
   const world = await prepareWorld(server.base, 'dev-admin-token');
