@@ -245,14 +245,16 @@ async function checkAndClaim<A>(
 /**
  * Phase 1, submitted again when the key's holder had expired (removed by that try) or went while it was read; and,
  * for up to 2 s, when the database went away under it (a restart, a failover), since the key tells whether the lost
- * commit went through: held for this very payment, it did.
+ * commit went through: held for this very payment, it did. Without a key nothing can tell, so the error stands (a
+ * record its lost commit left is failed by recovery: the processor was never called).
  */
 async function claimAndInsert<A>(
   phased: Phased<A>,
   claim: KeyClaim | undefined,
 ): Promise<Exclude<ClaimResult, { retry: true }>> {
   const giveUpAt = Date.now() + PHASE_RETRY_MS;
-  for (let freed = 0; ; ) {
+  let freed = 0;
+  for (;;) {
     let result: ClaimResult;
     try {
       result = await phased.claim(claim);
