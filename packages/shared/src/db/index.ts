@@ -1,7 +1,7 @@
 /**
  * The database: connections and transactions (client.ts), the hot path's written-out statements and the one
  * reader of raw rows (raw.ts), the handle types both use (types.ts), set-based parameters (unnest.ts), group commit
- * (group-commit.ts) and admission of new payments (admission.ts), migrations.
+ * and group reads (batcher.ts) and admission of new payments (admission.ts), migrations.
  *
  * How a statement is written (docs/design.md, Queries):
  * - drizzle's query builder by default;
@@ -13,11 +13,11 @@
  * - raw rows become objects through `rowMapper` (or `tableCodec(table).pick`), never by casting fields;
  * - use cases open transactions with `withTransaction`; `pipelinedTransaction` is for `POST /payments` and
  *   `POST /payouts` alone (`runIdempotent`, and `runInPhases`: a new payment's two commits, the processor called
- *   between them with no transaction open; their writes group-committed, `GroupCommit`).
+ *   between them with no transaction open; their writes group-committed, `Batcher`).
  */
 export * from './admission';
+export * from './batcher';
 export * from './client';
-export * from './group-commit';
 export * from './migrate';
 export * from './raw';
 export * as schema from './schema';

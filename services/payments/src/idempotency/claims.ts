@@ -1,7 +1,7 @@
 import {
+  Batcher,
+  type BatcherOptions,
   type Db,
-  GroupCommit,
-  type GroupCommitOptions,
   mapSent,
   type Part,
   pipelinedTransaction,
@@ -87,13 +87,13 @@ function findHolders(tx: Tx, keys: IdempotencyKeyRef[]): Sent<Map<string, KeyRow
 
 /**
  * Phase 1 group-committed: concurrent new payments' keys claimed and records inserted by one transaction, one
- * statement per table (`GroupCommit`). `insertMany` writes the claimed records (and those without a key) as one
+ * statement per table (`Batcher`). `insertMany` writes the claimed records (and those without a key) as one
  * statement. Two requests with one key in a batch: the first claims it, the second finds it in flight.
  */
-export type Claims<R> = GroupCommit<ClaimItem<R>, ClaimResult>;
+export type Claims<R> = Batcher<ClaimItem<R>, ClaimResult>;
 
-export function claimsCommitter<R>(db: Db, insertMany: (records: R[]) => Part, options: GroupCommitOptions): Claims<R> {
-  return new GroupCommit<ClaimItem<R>, ClaimResult>(
+export function claimsCommitter<R>(db: Db, insertMany: (records: R[]) => Part, options: BatcherOptions): Claims<R> {
+  return new Batcher<ClaimItem<R>, ClaimResult>(
     (items) =>
       pipelinedTransaction(db, async (tx) => {
         const keys = items.flatMap((item) => (item.key ? [item.key] : []));

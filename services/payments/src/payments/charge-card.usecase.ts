@@ -1,48 +1,56 @@
 import type { PaymentInputOf } from '@pps/shared/contract';
 import type { FieldCipher } from '@pps/shared/crypto';
-import { type Admission, settledValue } from '@pps/shared/db';
+import { type Admission, Batcher, type BatcherOptions, type Db } from '@pps/shared/db';
 import { type ServiceContext, wallClockNow } from '@pps/shared/http';
-import { newId } from '@pps/shared/ids';
+import { isId, newId } from '@pps/shared/ids';
 import { PROCESSING } from '@pps/shared/states';
 import type { Claims } from '../idempotency/claims';
 import type { Phased } from '../idempotency/idempotency';
 import type { CardAuthorizationRequest, Processor, ProcessorAnswer } from '../processor/processor';
-import { loadCardForCharge } from '../tokens/tokens.repository';
+import { type ChargeableCard, loadCardsForCharge } from '../tokens/tokens.repository';
 import { paymentErrors, pointers } from './payments.errors';
-import type { NewPayment } from './payments.repository';
-import { activeMerchant, moneyColumns, priceOf } from './pricing';
+import { findMerchants, type MerchantForPayment, type NewPayment } from './payments.repository';
+import { judgeMerchant, moneyColumns, priceOf } from './pricing';
 import { type OutcomeRecorder, processingRecord } from './record-payment';
 
 export type CardPaymentInput = PaymentInputOf<'tokenv3'> | PaymentInputOf<'tokenv3Split'> | PaymentInputOf<'card'>;
-/** The processor, the vault's cipher, the turn new payments take, and the group commits of phases 1 and 3. */
+/**
+ * The processor, the vault's cipher, the turn new payments take, the checks' group reads and the group commits of
+ * phases 1 and 3.
+ */
 export type ChargeDeps = {
   processor: Processor;
   cipher: FieldCipher;
   admission: Admission;
+  reads: ChargeReader;
   claims: Claims<NewPayment>;
   outcomes: OutcomeRecorder;
 };
 
-/**
- * The reads of a charge (the merchants and the vault token), sent together: one round trip. Settled, never rejected:
- * `beginCharge` judges them in order.
- */
-function readsForCharge(ctx: ServiceContext, input: CardPaymentInput, deps: ChargeDeps) {
-  const split = input.paymentType === 'tokenv3Split' ? input.split : undefined;
-  const tokenId = input.paymentType === 'card' ? input.paymentMethod.token : input.token.tokenId;
-  return Promise.allSettled([
-    activeMerchant(ctx, input.merchantId, pointers.merchantId),
-    split && split.merchantId !== input.merchantId
-      ? activeMerchant(ctx, split.merchantId, pointers.splitMerchantId)
-      : undefined,
-    loadCardForCharge(ctx.db, deps.cipher, { accountId: ctx.accountId, tokenId }),
-  ]);
+/** What a charge's checks read: its merchants (primary, and split if another) and its vault token's card. */
+type ChargeReadItem = { merchantIds: string[]; accountId: string; tokenId: string };
+type ChargeReads = { merchants: Map<string, MerchantForPayment>; card: ChargeableCard | undefined };
+
+/** The checks' reads of concurrent charges, batched (group reads): one statement for the merchants, one for the cards. */
+export type ChargeReader = Batcher<ChargeReadItem, ChargeReads>;
+
+export function chargeReader(db: Db, cipher: FieldCipher, options: BatcherOptions): ChargeReader {
+  return new Batcher(async (items) => {
+    const [merchants, cards] = await Promise.all([
+      findMerchants(
+        db,
+        items.flatMap((item) => item.merchantIds),
+      ),
+      loadCardsForCharge(db, cipher, items),
+    ]);
+    return items.map((_, index) => ({ merchants, card: cards[index] }));
+  }, options);
 }
 
 /**
- * tokenv3, tokenv3Split and card, phase 1 (docs/design.md, Idempotency and concurrency): checks the merchants and the
- * vault token (`reads`) and prices the charge, in the caller's transaction (`ctx.db`); the record goes in
- * `processing`. Phase 2 authorises with the processor, outside any transaction; phase 3 records the outcome
+ * tokenv3, tokenv3Split and card, the checks before phase 1 (docs/design.md, Idempotency and concurrency): reads
+ * the merchants and the vault token (`deps.reads`, batched with concurrent charges'), judges them in the order they
+ * always were and prices the charge; phase 1 claims the key and inserts the record `processing`. Phase 2 authorises with the processor, outside any transaction; phase 3 records the outcome
  * (`recordOutcomes`): approved, `pending` with its capture posting and `payment.created`; declined or AVS-refused,
  * `failed` and `payment.failed`, answered 402/422.
  */
@@ -58,12 +66,14 @@ export async function beginCharge({
   const split = input.paymentType === 'tokenv3Split' ? input.split : undefined;
   const byVault = input.paymentType === 'card';
   const tokenId = byVault ? input.paymentMethod.token : input.token.tokenId;
-  // Judged in the order they always were.
-  const [primary, splitMerchant, card] = await readsForCharge(ctx, input, deps);
-  const merchant = settledValue(primary);
+  // An id that cannot be a merchant's is not looked up.
+  const merchantIds = [input.merchantId, ...(split ? [split.merchantId] : [])].filter((id) => isId('merchant', id));
+  const reads = await deps.reads.submit({ merchantIds, accountId: ctx.accountId, tokenId });
+  // Judged in the order they always were: the merchant, the split's, the token.
+  const merchant = judgeMerchant(ctx, reads.merchants.get(input.merchantId), input.merchantId, pointers.merchantId);
   if (split?.merchantId === input.merchantId) throw paymentErrors.splitSameMerchant();
-  settledValue(splitMerchant);
-  const vault = settledValue(card);
+  if (split) judgeMerchant(ctx, reads.merchants.get(split.merchantId), split.merchantId, pointers.splitMerchantId);
+  const vault = reads.card;
   if (!vault) throw paymentErrors.tokenNotFound(byVault ? pointers.paymentMethodToken : pointers.tokenId);
   const price = priceOf(ctx, merchant, input.transaction.amount, split?.amount);
 

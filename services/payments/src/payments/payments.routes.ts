@@ -12,6 +12,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { claimsCommitter } from '../idempotency/claims';
 import type { Processor } from '../processor/processor';
 import { createTokenCipher } from '../tokens/tokens.repository';
+import { chargeReader } from './charge-card.usecase';
 import { paymentDocument } from './payments.presenter';
 import { paymentsInsertPart } from './payments.repository';
 import { createPayment, getPayment, getPaymentStatus, listPayments, paymentStates } from './payments.usecases';
@@ -28,10 +29,12 @@ export function registerPaymentRoutes(app: ServiceApp, deps: ServiceDeps & { pro
     maxWaitMs: config.GROUP_COMMIT_WAIT_MS,
     maxInFlight: config.GROUP_COMMIT_MAX_IN_FLIGHT,
   };
+  const cipher = createTokenCipher(config);
   const paymentDeps = {
     processor: deps.processor,
-    cipher: createTokenCipher(config),
+    cipher,
     admission: new Admission(config.PAYMENT_ADMISSION_LIMIT),
+    reads: chargeReader(deps.db, cipher, groupCommit),
     claims: claimsCommitter(deps.db, paymentsInsertPart, {
       ...groupCommit,
       onBatch: (size) => deps.metrics?.groupCommitBatch.observe({ phase: 'claim' }, size),

@@ -8,6 +8,16 @@ import { findMerchant, type MerchantForPayment } from './payments.repository';
 export async function activeMerchant(ctx: ServiceContext, id: string, pointer: string): Promise<MerchantForPayment> {
   // An id that cannot be ours is not looked up.
   const found = isId('merchant', id) ? await findMerchant(ctx.db, id) : undefined;
+  return judgeMerchant(ctx, found, id, pointer);
+}
+
+/** The merchant `id` as read (`found`), if it is this account's and may take payments; else the error for `pointer`. */
+export function judgeMerchant(
+  ctx: ServiceContext,
+  found: MerchantForPayment | undefined,
+  id: string,
+  pointer: string,
+): MerchantForPayment {
   const merchant = ownedBy(found, ctx, 'merchant', id, { pointer });
   if (merchant.status !== 'active') throw paymentErrors.merchantNotActive(id, merchant.status, pointer);
   return merchant;

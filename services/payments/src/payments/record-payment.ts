@@ -1,9 +1,9 @@
 import { settleAtFor } from '@pps/shared/clock';
 import type { Config } from '@pps/shared/config';
 import {
+  Batcher,
+  type BatcherOptions,
   type Db,
-  GroupCommit,
-  type GroupCommitOptions,
   type Part,
   pipelinedTransaction,
   sendTogether,
@@ -169,10 +169,10 @@ function capturePosting(payment: Payment, now: Date, availableOn: Date): PostInp
 }
 
 /** Phase 3 group-committed: concurrent payments' outcomes recorded by one transaction and one statement per table. */
-export type OutcomeRecorder = GroupCommit<OutcomeToRecord, StoredResponse | undefined>;
+export type OutcomeRecorder = Batcher<OutcomeToRecord, StoredResponse | undefined>;
 
-export function outcomeRecorder(ctx: OutcomeContext & { db: Db }, options: GroupCommitOptions): OutcomeRecorder {
-  return new GroupCommit(
+export function outcomeRecorder(ctx: OutcomeContext & { db: Db }, options: BatcherOptions): OutcomeRecorder {
+  return new Batcher(
     (items) =>
       pipelinedTransaction(ctx.db, async (tx) => {
         const { answers, writes } = await recordOutcomes(ctx, tx, items);

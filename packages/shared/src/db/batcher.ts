@@ -1,15 +1,15 @@
 import { isDatabaseUnavailable } from './client';
 
-export type GroupCommitOptions = {
+export type BatcherOptions = {
   /** A batch goes as soon as it holds this many items. */
   maxBatch: number;
   /**
-   * How long (ms) the first item of a batch waits for others when no batch is committing; 0: until the end of the
-   * current turn of the event loop (what arrived together goes together). Items that arrive while batches commit
-   * gather without a timer, and go the moment a commit ends.
+   * How long (ms) the first item of a batch waits for others when no batch is running; 0: until the end of the
+   * current turn of the event loop (what arrived together goes together). Items that arrive while batches run
+   * gather without a timer, and go the moment a batch ends.
    */
   maxWaitMs: number;
-  /** Batches committing at once (each holds one pooled connection). */
+  /** Batches running at once (each on one pooled connection). */
   maxInFlight: number;
   /** Told each batch's size as it goes (a metric). */
   onBatch?: (size: number) => void;
@@ -18,31 +18,33 @@ export type GroupCommitOptions = {
 type Waiting<I, O> = { item: I; resolve: (value: O) => void; reject: (error: unknown) => void };
 
 /**
- * Group commit (docs/design.md, The payment write path): items submitted by concurrent requests are written by one
- * `run` over the batch, one transaction and one statement per table for all of them, so the cost of a commit, of
- * each statement's parse, plan and execution and of each round trip is shared. Batches form by arrival: a batch
- * goes when it is full, after `maxWaitMs`, or when a commit ends and items have gathered meanwhile.
+ * Group commit, and group reads (docs/design.md, The payment write path): items submitted by concurrent requests
+ * are handled by one `run` over the batch (for writes one transaction and one statement per table for all of them),
+ * so the cost of a commit, of each statement's parse, plan and execution and of each round trip is shared. Batches
+ * form by arrival: a batch goes when it is full, after `maxWaitMs`, or when a batch ends and items have gathered
+ * meanwhile.
  *
- * `run` returns each item's value in order, once the batch's transaction has committed: a caller's promise resolves
- * only after its own rows are committed. When the batch fails for a reason other than the database being away, its
- * items go again one by one, so an item whose write is refused (a constraint) fails alone and never its neighbours;
- * when the database is away, every item of the batch gets the error (nothing of it committed, or its caller cannot
- * know: the callers' own retries are conditional, docs/design.md).
+ * `run` returns each item's value in order, once the batch's work is done (for writes, once its transaction has
+ * committed: a caller's promise resolves only after its own rows are committed). When the batch fails for a reason
+ * other than the database being away, its items go again one by one, so an item whose write is refused (a
+ * constraint) fails alone and never its neighbours; when the database is away, every item of the batch gets the
+ * error (nothing of it committed, or its caller cannot know: the callers' own retries are conditional,
+ * docs/design.md).
  */
-export class GroupCommit<I, O> {
+export class Batcher<I, O> {
   readonly #run: (items: I[]) => Promise<O[]>;
-  readonly #options: GroupCommitOptions;
+  readonly #options: BatcherOptions;
   #waiting: Waiting<I, O>[] = [];
   #inFlight = 0;
   #timer: { cancel: () => void } | undefined;
 
-  constructor(run: (items: I[]) => Promise<O[]>, options: GroupCommitOptions) {
-    if (options.maxBatch < 1 || options.maxInFlight < 1) throw new Error('group commit: maxBatch and maxInFlight ≥ 1');
+  constructor(run: (items: I[]) => Promise<O[]>, options: BatcherOptions) {
+    if (options.maxBatch < 1 || options.maxInFlight < 1) throw new Error('batcher: maxBatch and maxInFlight ≥ 1');
     this.#run = run;
     this.#options = options;
   }
 
-  /** Writes `item` in the next batch; resolves with its value once that batch has committed. */
+  /** Hands `item` to the next batch; resolves with its value once that batch is done (for writes: committed). */
   submit(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       this.#waiting.push({ item, resolve, reject });
@@ -50,13 +52,13 @@ export class GroupCommit<I, O> {
     });
   }
 
-  /** Batches committing now, and items waiting for one (for metrics and tests). */
+  /** Batches running now, and items waiting for one (for metrics and tests). */
   get load() {
     return { inFlight: this.#inFlight, waiting: this.#waiting.length };
   }
 
   #schedule() {
-    if (this.#inFlight >= this.#options.maxInFlight) return; // the end of a commit sends what gathered
+    if (this.#inFlight >= this.#options.maxInFlight) return; // the end of a batch sends what gathered
     if (this.#waiting.length >= this.#options.maxBatch) {
       this.#flush();
       return;
@@ -82,14 +84,14 @@ export class GroupCommit<I, O> {
       const batch = this.#waiting.splice(0, this.#options.maxBatch);
       this.#options.onBatch?.(batch.length);
       this.#inFlight += 1;
-      void this.#commit(batch).finally(() => {
+      void this.#runBatch(batch).finally(() => {
         this.#inFlight -= 1;
         if (this.#waiting.length > 0) this.#flush();
       });
     }
   }
 
-  async #commit(batch: Waiting<I, O>[]) {
+  async #runBatch(batch: Waiting<I, O>[]) {
     try {
       const values = await this.#run(batch.map((waiting) => waiting.item));
       for (const [index, waiting] of batch.entries()) waiting.resolve(values[index] as O);

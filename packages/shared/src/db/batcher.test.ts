@@ -1,13 +1,13 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabaseFromTemplate } from '../testing';
+import { Batcher, type BatcherOptions } from './batcher';
 import { createDatabase, type Database, isDatabaseUnavailable, pipelinedTransaction } from './client';
-import { GroupCommit, type GroupCommitOptions } from './group-commit';
 import { send, sendTogether } from './raw';
 import { texts } from './unnest';
 
 /**
- * Group commit against a real PostgreSQL: batches formed by arrival, each one transaction and one statement, a
+ * Batcher (group commit) against a real PostgreSQL: batches formed by arrival, each one transaction and one statement, a
  * value given only once its row is committed, a refused row failing alone, and a database that is away failing the
  * batch without a retry.
  */
@@ -31,9 +31,9 @@ afterAll(async () => {
 type Row = { id: number; amount: number };
 
 /** A committer inserting its batch's rows in one statement, recording each batch's ids. */
-function rowsCommitter(options: Partial<GroupCommitOptions> = {}) {
+function rowsCommitter(options: Partial<BatcherOptions> = {}) {
   const batches: number[][] = [];
-  const committer = new GroupCommit<Row, number>(
+  const committer = new Batcher<Row, number>(
     (rows) => {
       batches.push(rows.map((row) => row.id));
       return pipelinedTransaction(database.db, async (tx) => ({
@@ -59,7 +59,7 @@ const committedIds = async (from: number, to: number) =>
     await observer<{ id: number }[]>`select id from group_commit_rows where id between ${from} and ${to} order by id`
   ).map((row) => row.id);
 
-describe('GroupCommit', () => {
+describe('Batcher', () => {
   it('writes what arrives together as one batch, and answers each only once its row is committed', async () => {
     const { committer, batches } = rowsCommitter();
     const ids = Array.from({ length: 10 }, (_, index) => 100 + index);
@@ -113,7 +113,7 @@ describe('GroupCommit', () => {
   it('fails every item of a batch when the database is away, without trying them one by one', async () => {
     const away = createDatabase('postgres://postgres@127.0.0.1:1/none', { max: 1, connectTimeoutMs: 500 });
     let runs = 0;
-    const committer = new GroupCommit<number, number>(
+    const committer = new Batcher<number, number>(
       async (items) => {
         runs += 1;
         return pipelinedTransaction(away.db, async (tx) => ({
