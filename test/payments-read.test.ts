@@ -169,7 +169,7 @@ describe('GET /payments?id=', () => {
     const parameterOf = (res: { body: { errors: { source?: { parameter?: string } }[] } }) =>
       res.body.errors[0]!.source?.parameter;
     for (const [query, parameter, code] of [
-      ['status=authorized', 'status', 'invalid_field'],
+      ['status=captured', 'status', 'invalid_field'],
       ['startDate=yesterday', 'startDate', 'invalid_field'],
       ['endDate=2026-13-01', 'endDate', 'invalid_field'],
       ['startDate=2026-02-01&endDate=2026-01-01', 'startDate', 'invalid_date_range'],

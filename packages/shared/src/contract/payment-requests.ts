@@ -70,6 +70,10 @@ const split = (bounds: AmountBounds) =>
   z.object({ merchantId: text(64), amount: amountString({ min: 1, max: bounds.max }) });
 
 const common = { merchantId: text(64).openapi({ example: 'mer_…' }), miscData: z.string().max(10_000).optional() };
+/** Card charges: `false` authorizes only (status `authorized`), to be captured later by `paymentType: capture`. */
+const capture = z.boolean().optional().openapi({
+  description: 'false: authorize only (status authorized), capture later with paymentType capture; default true',
+});
 const child = { parentPaymentId: text(64).openapi({ example: 'pay_…' }), miscData: common.miscData };
 
 /** The attributes of every `paymentType`, discriminated by it; amount bounds come from config. */
@@ -78,6 +82,7 @@ export function paymentAttributesSchema(bounds: AmountBounds) {
     z.object({
       paymentType: z.literal('tokenv3'),
       ...common,
+      capture,
       token: cardToken,
       transaction: transaction(bounds),
       billingAddress: billingAddressWithCountry,
@@ -85,6 +90,7 @@ export function paymentAttributesSchema(bounds: AmountBounds) {
     z.object({
       paymentType: z.literal('tokenv3Split'),
       ...common,
+      capture,
       token: cardToken,
       transaction: transaction(bounds),
       billingAddress: billingAddress.optional(),
@@ -93,6 +99,7 @@ export function paymentAttributesSchema(bounds: AmountBounds) {
     z.object({
       paymentType: z.literal('card'),
       ...common,
+      capture,
       paymentMethod: z.object({ token: tokenId }),
       transaction: transaction(bounds),
     }),
@@ -112,6 +119,12 @@ export function paymentAttributesSchema(bounds: AmountBounds) {
     z.object({ paymentType: z.literal('refund'), ...child, transaction: refundTransaction(bounds) }),
     z.object({ paymentType: z.literal('refundSplit'), ...child, transaction: refundTransaction(bounds) }),
     z.object({ paymentType: z.literal('secondSplit'), ...child, split: split(bounds) }),
+    z.object({
+      paymentType: z.literal('capture'),
+      ...child,
+      // Absent: the whole authorized amount.
+      transaction: refundTransaction(bounds).optional(),
+    }),
   ]);
 }
 

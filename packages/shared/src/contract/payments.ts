@@ -39,7 +39,7 @@ export const paymentTransactionSchema = z.object({
 });
 
 export const paymentAttributesResponseSchema = z.object({
-  paymentType: z.enum(['card', 'ACH', 'refund', 'refundSplit', 'secondSplit']),
+  paymentType: z.enum(['card', 'ACH', 'refund', 'refundSplit', 'secondSplit', 'capture']),
   merchantId: z.string(),
   parentPaymentId: z.string().optional(),
   status: z.enum(paymentStatuses),
@@ -90,6 +90,14 @@ export const paymentAttributesResponseSchema = z.object({
   voidableUntil: isoTimestamp
     .nullable()
     .openapi({ description: 'End of the void window (Pacific day); null once voided, refunded, touched or past it' }),
+  authorizationExpiresAt: isoTimestamp.optional().openapi({
+    description: 'An authorization (capture: false): until when it can be captured; after it, it is voided',
+  }),
+  capturedAt: isoTimestamp.optional().openapi({ description: 'An authorization captured: when' }),
+  voidReason: z
+    .enum(['authorization_expired', 'cancelled'])
+    .optional()
+    .openapi({ description: 'Why an authorization was voided: cancelled by a full refund, or lapsed' }),
 });
 
 export const paymentResourceSchema = resourceSchema('payments', paymentAttributesResponseSchema).openapi('Payment');

@@ -5,6 +5,8 @@ import { newId } from '../ids';
 
 export const eventTypes = [
   'payment.created',
+  'payment.authorized',
+  'payment.captured',
   'payment.completed',
   'payment.failed',
   'payment.voided',

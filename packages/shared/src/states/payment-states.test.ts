@@ -18,6 +18,8 @@ import {
 } from './payment-states';
 
 const legalPairs: [PaymentStatus, PaymentStatus][] = [
+  ['authorized', 'pending'],
+  ['authorized', 'voided'],
   ['pending', 'completed'],
   ['pending', 'failed'],
   ['pending', 'voided'],
@@ -42,12 +44,13 @@ const thrown = (fn: () => void): unknown => {
 };
 
 describe('payment states', () => {
-  it('has the six statuses of the spec', () => {
+  it("has the six statuses of the spec's retrieval and `authorized`, its overview's seventh", () => {
     expect([...paymentStatuses].sort()).toEqual(
-      ['completed', 'failed', 'partial_refund', 'pending', 'refunded', 'voided'].sort(),
+      ['authorized', 'completed', 'failed', 'partial_refund', 'pending', 'refunded', 'voided'].sort(),
     );
     expect(isPaymentStatus('partial_refund')).toBe(true);
-    expect(isPaymentStatus('authorized')).toBe(false);
+    expect(isPaymentStatus('authorized')).toBe(true);
+    expect(isPaymentStatus('captured')).toBe(false);
   });
 
   it('serves exactly the legal transitions, each once, with its event', () => {
@@ -56,13 +59,15 @@ describe('payment states', () => {
     expect(paymentTransitions).toContainEqual({ from: 'pending', to: 'completed', event: 'settle' });
     expect(paymentTransitions).toContainEqual({ from: 'pending', to: 'failed', event: 'ach_return' });
     expect(paymentTransitions).toContainEqual({ from: 'pending', to: 'voided', event: 'void' });
+    expect(paymentTransitions).toContainEqual({ from: 'authorized', to: 'pending', event: 'capture' });
+    expect(paymentTransitions).toContainEqual({ from: 'authorized', to: 'voided', event: 'void' });
     expect(paymentTransitions.filter(({ event }) => event === 'refund')).toHaveLength(6);
     expect(JSON.parse(JSON.stringify(paymentTransitions))).toEqual(paymentTransitions);
   });
 
-  it('checks all 36 pairs: 9 legal, 27 illegal', () => {
-    expect(allPairs).toHaveLength(36);
-    expect(illegalPairs).toHaveLength(27);
+  it('checks all 49 pairs: 11 legal, 38 illegal', () => {
+    expect(allPairs).toHaveLength(49);
+    expect(illegalPairs).toHaveLength(38);
   });
 
   it.each(legalPairs)('allows %s → %s', (from, to) => {
@@ -89,8 +94,11 @@ describe('payment states', () => {
     expect(paymentStatuses.filter(isFinalPaymentStatus)).toEqual(['failed', 'refunded', 'voided']);
   });
 
-  it('never returns to pending', () => {
-    expect(paymentTransitions.some(({ to }) => to === 'pending')).toBe(false);
+  it('reaches pending only from authorized (a capture), and nothing returns to authorized', () => {
+    expect(paymentTransitions.filter(({ to }) => to === 'pending')).toEqual([
+      { from: 'authorized', to: 'pending', event: 'capture' },
+    ]);
+    expect(paymentTransitions.some(({ to }) => to === 'authorized')).toBe(false);
   });
 });
 
@@ -101,7 +109,7 @@ describe('statusAfterSettlement', () => {
     expect(statusAfterSettlement('refunded')).toBe('refunded');
   });
 
-  it.each(['completed', 'failed', 'voided'] as const)('refuses to settle a %s payment', (status) => {
+  it.each(['authorized', 'completed', 'failed', 'voided'] as const)('refuses to settle a %s payment', (status) => {
     expect(thrown(() => statusAfterSettlement(status))).toMatchObject({
       status: 422,
       code: 'illegal_transition',
@@ -113,12 +121,15 @@ describe('statusAfterSettlement', () => {
 describe('processing (a new payment between its phases)', () => {
   const stored: StoredPaymentStatus[] = [...paymentStatuses, 'processing'];
 
-  it('leads only to pending (authorised) or failed (declined), and nothing leads to it', () => {
+  it('leads only to pending (captured), authorized (capture: false) or failed (declined); nothing leads to it', () => {
     expect(processingTransitions).toEqual([
       { from: 'processing', to: 'pending', event: 'authorize' },
+      { from: 'processing', to: 'authorized', event: 'authorize_only' },
       { from: 'processing', to: 'failed', event: 'decline' },
     ]);
-    for (const to of stored) expect(canStoredTransition('processing', to)).toBe(to === 'pending' || to === 'failed');
+    for (const to of stored) {
+      expect(canStoredTransition('processing', to)).toBe(to === 'pending' || to === 'authorized' || to === 'failed');
+    }
     for (const from of stored) expect(canStoredTransition(from, 'processing')).toBe(false);
     expect(thrown(() => assertStoredTransition('processing', 'voided'))).toBeInstanceOf(ApiError);
     expect(() => assertStoredTransition('processing', 'pending')).not.toThrow();

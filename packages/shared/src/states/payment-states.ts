@@ -1,18 +1,29 @@
 import { ApiError } from '../http/errors';
 import { stateMachine, type Transition } from './machine';
 
-export const paymentStatuses = ['pending', 'completed', 'failed', 'refunded', 'voided', 'partial_refund'] as const;
+export const paymentStatuses = [
+  'authorized',
+  'pending',
+  'completed',
+  'failed',
+  'refunded',
+  'voided',
+  'partial_refund',
+] as const;
 export type PaymentStatus = (typeof paymentStatuses)[number];
 
-export type PaymentEvent = 'settle' | 'ach_return' | 'void' | 'refund';
+export type PaymentEvent = 'capture' | 'settle' | 'ach_return' | 'void' | 'refund';
 export type PaymentTransition = Transition<PaymentStatus, PaymentEvent>;
 
 /**
  * Every legal status change (docs/design.md), served as data at GET /payments/states. `refund` covers refunds and
  * split refunds alike: the parent becomes `refunded` once they add up to the gross, `partial_refund` before.
- * A declined payment is created `failed`, which is not a transition.
+ * A declined payment is created `failed`, which is not a transition. An authorization (`capture: false`) is
+ * captured (`pending`, its money moving from then), or voided: cancelled by a full refund, or lapsed.
  */
 export const paymentTransitions: readonly PaymentTransition[] = [
+  { from: 'authorized', to: 'pending', event: 'capture' },
+  { from: 'authorized', to: 'voided', event: 'void' },
   { from: 'pending', to: 'completed', event: 'settle' },
   { from: 'pending', to: 'failed', event: 'ach_return' },
   { from: 'pending', to: 'voided', event: 'void' },
@@ -31,14 +42,16 @@ export const paymentTransitions: readonly PaymentTransition[] = [
 export const PROCESSING = 'processing';
 /** What the `status` column holds: a served status, or `processing`. */
 export type StoredPaymentStatus = PaymentStatus | typeof PROCESSING;
-export type PaymentOutcomeEvent = 'authorize' | 'decline';
+export type PaymentOutcomeEvent = 'authorize' | 'authorize_only' | 'decline';
 
 /**
  * The only ways out of `processing`, and nothing leads into it (a record is inserted `processing`): the processor's
- * outcome (phase 3, or recovery) makes the payment `pending` or `failed`. Not served at GET /payments/states.
+ * outcome (phase 3, or recovery) makes the payment `pending` (`authorized` when it was asked not to capture) or
+ * `failed`. Not served at GET /payments/states.
  */
 export const processingTransitions: readonly Transition<StoredPaymentStatus, PaymentOutcomeEvent>[] = [
   { from: PROCESSING, to: 'pending', event: 'authorize' },
+  { from: PROCESSING, to: 'authorized', event: 'authorize_only' },
   { from: PROCESSING, to: 'failed', event: 'decline' },
 ];
 
@@ -70,6 +83,7 @@ export const assertTransition = machine.assert;
  * never settled.
  */
 export function statusAfterSettlement(status: StoredPaymentStatus): PaymentStatus {
+  // An authorization has no settlement date until it is captured, so no pass reaches it.
   if (status === 'pending') return 'completed';
   if (status === 'partial_refund' || status === 'refunded') return status;
   throw new ApiError({ status: 422, code: 'illegal_transition', detail: `A ${status} payment cannot be settled` });

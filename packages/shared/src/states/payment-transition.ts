@@ -9,7 +9,23 @@ import { assertStoredTransition, type PaymentStatus, statusAfterSettlement } fro
  * processor's latest word on the record (an ACH return replaces the acceptance).
  */
 export type TransitionColumns = Partial<
-  Pick<NewPayment, 'voidedAt' | 'settledAt' | 'failedAt' | 'returnCode' | 'code' | 'message'>
+  Pick<
+    NewPayment,
+    | 'voidedAt'
+    | 'settledAt'
+    | 'failedAt'
+    | 'returnCode'
+    | 'code'
+    | 'message'
+    | 'voidReason'
+    // A capture: the captured amount and what follows from it.
+    | 'amount'
+    | 'gross'
+    | 'grossMinusNet'
+    | 'net'
+    | 'capturedAt'
+    | 'settleAt'
+  >
 >;
 
 /**

@@ -108,6 +108,7 @@ export async function beginCharge({
     card: { brand: vault.card.brand, last4: vault.card.last4, expiry: charge.expiry, holder: charge.holder },
     billingAddress: charge.billingAddress,
     avsRequested: charge.useAVS,
+    captureRequested: input.capture !== false,
     miscData: input.miscData ?? null,
     requestId: ctx.requestId,
     createdAt: now,

@@ -108,6 +108,11 @@ export function paymentResource(payment: Payment, children: PaymentChild[], now:
       miscData: payment.miscData,
       refundableAmount: formatCents(figures.refundable),
       voidableUntil: iso(voidableUntil(payment, children, now)),
+      ...(payment.authorizationExpiresAt
+        ? { authorizationExpiresAt: payment.authorizationExpiresAt.toISOString() }
+        : {}),
+      ...(payment.capturedAt ? { capturedAt: payment.capturedAt.toISOString() } : {}),
+      ...(payment.voidReason ? { voidReason: payment.voidReason } : {}),
     },
   };
 }

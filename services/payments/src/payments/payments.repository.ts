@@ -63,7 +63,16 @@ export function paymentsInsertPart(rows: NewPayment[]): Part {
 /** The columns a new payment's outcome sets (phase 3, or recovery); `processing_since` is cleared beside them. */
 export type PaymentOutcome = Pick<
   Payment,
-  'status' | 'code' | 'message' | 'authCode' | 'avsResult' | 'card' | 'settleAt' | 'failedAt' | 'updatedAt'
+  | 'status'
+  | 'code'
+  | 'message'
+  | 'authCode'
+  | 'avsResult'
+  | 'card'
+  | 'settleAt'
+  | 'authorizationExpiresAt'
+  | 'failedAt'
+  | 'updatedAt'
 >;
 const outcomeKeys = [
   'status',
@@ -73,6 +82,7 @@ const outcomeKeys = [
   'avsResult',
   'card',
   'settleAt',
+  'authorizationExpiresAt',
   'failedAt',
   'updatedAt',
 ] as const satisfies readonly (keyof PaymentOutcome)[];

@@ -4,6 +4,7 @@ import { invalidDateRange, ownedBy, type ServiceContext, wallClockNow } from '@p
 import { isId } from '@pps/shared/ids';
 import { finalPaymentStatuses, type PaymentStatus, paymentStatuses, paymentTransitions } from '@pps/shared/states';
 import { beginAchDebit } from '../ach/ach.usecase';
+import { capturePayment } from '../captures/capture.usecase';
 import { type IdempotentResponse, idempotencyKeyOf, runIdempotent, runInPhases } from '../idempotency/idempotency';
 import type { ProcessorAnswer } from '../processor/processor';
 import { refundPayment } from '../refunds/refund.usecase';
@@ -21,7 +22,8 @@ type Common = Pick<Parameters<typeof runIdempotent>[0], 'db' | 'accountId' | 'da
 
 /**
  * The run of each `paymentType`: new card and ACH payments in phases (`runInPhases`: the processor is called with
- * no transaction open), operations on an existing payment in one idempotent transaction (`runIdempotent`, `tx`).
+ * no transaction open), operations on an existing payment (a capture among them) in one idempotent transaction
+ * (`runIdempotent`, `tx`).
  */
 function runFor(
   ctx: ServiceContext,
@@ -53,6 +55,8 @@ function runFor(
       return runIdempotent({ ...common, operation: (tx) => refundSplit({ ctx: inTx(tx), input: attributes }) });
     case 'secondSplit':
       return runIdempotent({ ...common, operation: (tx) => secondSplit({ ctx: inTx(tx), input: attributes }) });
+    case 'capture':
+      return runIdempotent({ ...common, operation: (tx) => capturePayment({ ctx: inTx(tx), input: attributes }) });
   }
 }
 

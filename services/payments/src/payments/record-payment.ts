@@ -63,7 +63,8 @@ export type OutcomeToRecord = {
  * is recorded alike whoever records it, for one payment or a group-committed batch (docs/design.md, The payment
  * write path). Locks the records (in id order, with their merchants' AVS modes, in the same round trip) and decides
  * each still `processing` from the processor's answer: approved, a `pending` payment, its capture posting and
- * `payment.created`; declined or AVS-refused, `failed` and `payment.failed` answered 402/422 (returned, not thrown,
+ * `payment.created` (asked not to capture: `authorized` until CARD_AUTHORIZATION_DAYS out, no posting,
+ * `payment.authorized`); declined or AVS-refused, `failed` and `payment.failed` answered 402/422 (returned, not thrown,
  * so it commits). No answer (`null`: the processor never got the request) fails it `processing_abandoned`.
  *
  * Returns each item's answer in order, undefined for a record no longer `processing` (recorded already, by the
@@ -100,10 +101,14 @@ export async function recordOutcomes(
     if (!merchant) throw new Error(`payment ${payment.id}: merchant ${payment.merchantId} not found`);
     const decided = decide(payment, merchant, answer);
     const approved = decided.error === undefined;
+    // Asked to authorize only (`capture: false`): no money moves until a capture, so no settlement date yet.
+    const captured = approved && payment.captureRequested !== false;
+    const authorized = approved && !captured;
     const changes: PaymentOutcome = {
       ...decided.columns,
-      status: approved ? 'pending' : 'failed',
-      settleAt: approved ? settleAtFor(payment.createdAt, settlementDays(ctx.config, payment)) : null,
+      status: captured ? 'pending' : authorized ? 'authorized' : 'failed',
+      settleAt: captured ? settleAtFor(payment.createdAt, settlementDays(ctx.config, payment)) : null,
+      authorizationExpiresAt: authorized ? new Date(now.getTime() + ctx.config.CARD_AUTHORIZATION_DAYS * DAY_MS) : null,
       failedAt: approved ? null : now,
       updatedAt: now,
     };
@@ -113,12 +118,12 @@ export async function recordOutcomes(
     outcomes.push({ id: payment.id, outcome: changes });
     events.push({
       accountId: payment.accountId,
-      type: approved ? 'payment.created' : 'payment.failed',
+      type: captured ? 'payment.created' : authorized ? 'payment.authorized' : 'payment.failed',
       resource,
       previousStatus: null,
       requestId: payment.requestId,
     });
-    if (approved) captures.push(capturePosting(payment, now, changes.settleAt ?? now));
+    if (captured) captures.push(capturePosting(payment, now, changes.settleAt ?? now));
     ctx.log.info(
       {
         paymentId: payment.id,
@@ -126,7 +131,7 @@ export async function recordOutcomes(
         requestType: payment.requestType,
         status: changes.status,
       },
-      approved ? 'payment accepted' : 'payment failed',
+      captured ? 'payment accepted' : authorized ? 'payment authorized' : 'payment failed',
     );
     const requestId = payment.requestId ?? '';
     const response = decided.error
@@ -145,8 +150,13 @@ export async function recordOutcomes(
   return { answers, writes };
 }
 
-/** A new payment's capture posting: gross in from the card or ACH rail, fees and the split out of it. */
-function capturePosting(payment: Payment, now: Date, availableOn: Date): PostInput {
+const DAY_MS = 86_400_000;
+
+/**
+ * A payment's capture posting: gross in from the card or ACH rail, fees and the split out of it (a new payment's,
+ * or an authorization's when it is captured, on the captured figures).
+ */
+export function capturePosting(payment: Payment, now: Date, availableOn: Date): PostInput {
   const split =
     payment.splitMerchantId && payment.splitAmount != null
       ? { merchantId: payment.splitMerchantId, amount: payment.splitAmount }

@@ -67,9 +67,11 @@ export function refundSettleAt(ctx: ServiceContext, parent: Payment, now: Date):
   return settleAtFor(now, days);
 }
 
-type ParentStatusAfter = Extract<PaymentStatus, 'voided' | 'refunded' | 'partial_refund'>;
+type ParentStatusAfter = Extract<PaymentStatus, 'pending' | 'voided' | 'refunded' | 'partial_refund'>;
 
 const parentEvents: Record<ParentStatusAfter, EventType> = {
+  // Only an authorization becomes `pending` by an operation: captured.
+  pending: 'payment.captured',
   voided: 'payment.voided',
   refunded: 'payment.refunded',
   partial_refund: 'payment.partially_refunded',
@@ -77,7 +79,7 @@ const parentEvents: Record<ParentStatusAfter, EventType> = {
 
 export type ChildOperation = {
   record: {
-    paymentType: 'refund' | 'refundSplit' | 'secondSplit';
+    paymentType: 'refund' | 'refundSplit' | 'secondSplit' | 'capture';
     refundType?: 'void' | 'refund';
     status: 'pending' | 'completed';
     amount: number;
@@ -87,15 +89,19 @@ export type ChildOperation = {
     settleAt?: Date;
     miscData?: string;
   };
-  posting: { kind: PostingKind; lines: LedgerLine[] };
+  /**
+   * Its ledger posting, the record's own unless `paymentId` names another (a capture posts for its parent, which
+   * settles it); none when no money moves (an authorization cancelled).
+   */
+  posting?: { kind: PostingKind; lines: LedgerLine[]; paymentId?: string; availableOn?: Date };
   /** The parent's status change, if the operation makes one. */
   parentChange?: { to: ParentStatusAfter; set?: TransitionColumns };
 };
 
 /**
  * Writes what every operation on a parent writes, in the caller's transaction: the child record (a payment
- * resource of its own, fee-free: gross = net = amount), its balanced ledger posting, the parent's status change
- * through the state table, and the outbox events (`payment.created` for the record, the parent's own event).
+ * resource of its own, fee-free: gross = net = amount), its balanced ledger posting if money moves, the parent's
+ * status change through the state table, and the outbox events (`payment.created` for the record, the parent's own event).
  */
 export async function recordChildOperation(
   ctx: ServiceContext,
@@ -137,18 +143,20 @@ export async function recordChildOperation(
     updatedAt: now,
   };
   const child = await insertPayment(ctx.db, values);
-  await post(ctx.db, {
-    accountId: ctx.accountId,
-    paymentId: child.id,
-    merchantId: parent.merchantId,
-    kind: posting.kind,
-    lines: posting.lines,
-    now,
-    // What stays pending settles with the child's own record, or with the parent's when it is carried along.
-    availableOn: child.settleAt ?? parent.settleAt ?? now,
-  });
-  // A void cancels the capture before it settles: neither is left pending (they net zero in available).
-  if (posting.kind === 'void') await makeAvailable(ctx.db, [{ sourceId: parent.id, at: now }]);
+  if (posting) {
+    await post(ctx.db, {
+      accountId: ctx.accountId,
+      paymentId: posting.paymentId ?? child.id,
+      merchantId: parent.merchantId,
+      kind: posting.kind,
+      lines: posting.lines,
+      now,
+      // What stays pending settles with the child's own record, or with the parent's when it is carried along.
+      availableOn: posting.availableOn ?? child.settleAt ?? parent.settleAt ?? now,
+    });
+    // A void cancels the capture before it settles: neither is left pending (they net zero in available).
+    if (posting.kind === 'void') await makeAvailable(ctx.db, [{ sourceId: parent.id, at: now }]);
+  }
 
   const resource = paymentResource(child, [], now);
   await writeEvent(ctx.db, {

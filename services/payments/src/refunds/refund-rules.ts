@@ -63,14 +63,14 @@ export const refundableAmount = (payment: Payment, children: PaymentChild[]) =>
 /**
  * The end of the void window while a void is still possible, else null: a card payment not yet settled, still
  * `pending`, untouched by any refund, split refund or second split, and the account's clock inside the Pacific
- * processing day it was made on.
+ * processing day it was made on (captured on, for an authorization captured later).
  */
 export function voidableUntil(payment: Payment, children: PaymentChild[], now: Date): Date | null {
   if (payment.paymentType !== 'card' || !isParentRecord(payment)) return null;
   if (payment.status !== 'pending' || payment.settledAt !== null) return null;
   if (children.some((child) => live(child) && (isRefund(child) || isSplitRefund(child) || isSecondSplit(child))))
     return null;
-  const end = voidWindowEnd(payment.createdAt);
+  const end = voidWindowEnd(payment.capturedAt ?? payment.createdAt);
   return now.getTime() <= end.getTime() ? end : null;
 }
 

@@ -1,6 +1,7 @@
 import type { PaymentInputOf } from '@pps/shared/contract';
 import type { ServiceContext } from '@pps/shared/http';
 import { entriesForPayment, refundLines, reverseLines } from '@pps/shared/ledger';
+import { captureErrors } from '../captures/captures.errors';
 import type { OperationResult } from '../idempotency/idempotency';
 import {
   assertAcceptsRefunds,
@@ -12,7 +13,7 @@ import {
   recordChildOperation,
   refundSettleAt,
 } from './child-operation';
-import { refundFigures, statusAfterRefund, voidableUntil } from './refund-rules';
+import { isParentRecord, refundFigures, statusAfterRefund, voidableUntil } from './refund-rules';
 import { refundErrors } from './refunds.errors';
 
 export type RefundInput = PaymentInputOf<'refund'>;
@@ -22,7 +23,8 @@ export type RefundInput = PaymentInputOf<'refund'>;
  * void window and untouched is a **void**: the capture is reversed entry by entry (fees and split shares
  * included), the parent becomes `voided`, the record is `completed`. Anything else is a **refund** of the
  * primary merchant's share: fees are kept, the record is `pending` until settlement, the parent becomes
- * `partial_refund` or `refunded`. Runs in the caller's transaction, under the parent's row lock.
+ * `partial_refund` or `refunded`. A refund of an authorization cancels it (`cancelAuthorization`). Runs in the
+ * caller's transaction, under the parent's row lock.
  */
 export async function refundPayment({
   ctx,
@@ -33,6 +35,7 @@ export async function refundPayment({
 }): Promise<OperationResult> {
   const locked = await lockParent(ctx, input.parentPaymentId);
   const { parent, children } = locked;
+  if (parent.status === 'authorized' && isParentRecord(parent)) return cancelAuthorization(ctx, locked, input);
   assertAcceptsRefunds(parent);
   assertSameCurrency(parent, input.transaction.currency);
   const amount = input.transaction.amount;
@@ -56,6 +59,28 @@ export async function refundPayment({
       lines: refundLines({ rail: railOf(parent), merchantId: parent.merchantId, amount, bucket: bucketOf(parent) }),
     },
     parentChange: { to: statusAfterRefund(parent, figures, amount) },
+  });
+}
+
+/**
+ * A refund of an authorization cancels it, whole (docs/design.md, Authorize now, capture later): a void record,
+ * the parent `voided` (`voidReason` `cancelled`), no posting (an authorization moved no money). Another amount is a
+ * 400: an authorization is released by capturing less, not refunded in part.
+ */
+async function cancelAuthorization(ctx: ServiceContext, locked: LockedParent, input: RefundInput) {
+  const { parent } = locked;
+  assertSameCurrency(parent, input.transaction.currency);
+  if (input.transaction.amount !== parent.amount) throw captureErrors.partialCancel(parent.amount);
+  return recordChildOperation(ctx, locked, {
+    record: {
+      paymentType: 'refund',
+      refundType: 'void',
+      status: 'completed',
+      amount: parent.amount,
+      message: 'Authorization cancelled',
+      miscData: input.miscData,
+    },
+    parentChange: { to: 'voided', set: { voidedAt: ctx.clock.now(), voidReason: 'cancelled' } },
   });
 }
 

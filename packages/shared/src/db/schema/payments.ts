@@ -6,7 +6,7 @@ import { type BillingAddress, ts } from './columns';
 import { merchants } from './merchants';
 
 /** What a record is, as responses show it: token payments are `card`; the others are children of a payment. */
-export const paymentTypes = ['card', 'ACH', 'refund', 'refundSplit', 'secondSplit'] as const;
+export const paymentTypes = ['card', 'ACH', 'refund', 'refundSplit', 'secondSplit', 'capture'] as const;
 export type PaymentType = (typeof paymentTypes)[number];
 
 /** The `paymentType` the client sent, kept apart from what the record is. */
@@ -18,6 +18,7 @@ export const paymentRequestTypes = [
   'refund',
   'refundSplit',
   'secondSplit',
+  'capture',
 ] as const;
 export type PaymentRequestType = (typeof paymentRequestTypes)[number];
 
@@ -97,6 +98,17 @@ export const payments = pgTable(
      * is judged by the same policy whether it is recorded at once or by recovery.
      */
     avsRequested: boolean('avs_requested'),
+    /**
+     * Whether the charge captures at once (`capture`, true by default) or only authorizes (`capture: false`): kept so
+     * the outcome is recorded alike by the request or by recovery. Null on records made before authorizations.
+     */
+    captureRequested: boolean('capture_requested'),
+    /** An authorization (`authorized`): when it lapses by the account's clock, voided by the settlement pass. */
+    authorizationExpiresAt: ts('authorization_expires_at'),
+    /** An authorization captured: when (its settlement counts from here). */
+    capturedAt: ts('captured_at'),
+    /** Why a record was voided when no client asked (`authorization_expired`); null otherwise. */
+    voidReason: text('void_reason').$type<'authorization_expired' | 'cancelled'>(),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
   },
@@ -121,6 +133,12 @@ export const payments = pgTable(
     index('payments_account_due_idx')
       .on(t.accountId, t.settleAt, t.id)
       .where(sql`settled_at is null and settle_at is not null`),
+    /** What the expiry sweep claims: authorizations by when they lapse (the only rows with `status = 'authorized'`). */
+    index('payments_authorized_expiry_idx').on(t.authorizationExpiresAt, t.id).where(sql`status = 'authorized'`),
+    /** The same, for the sweep of one account whose sandbox clock is ahead of everyone's. */
+    index('payments_account_authorized_expiry_idx')
+      .on(t.accountId, t.authorizationExpiresAt, t.id)
+      .where(sql`status = 'authorized'`),
   ],
 );
 
