@@ -7,8 +7,8 @@ import { waitFor } from './wait';
 
 /**
  * Settlement workers as real processes (`npm run start:settlement`'s entry point) against real PostgreSQL and
- * Redis: two at once settle everything exactly once, a worker killed with SIGKILL mid-pass loses and doubles
- * nothing, and a Redis that restarts empty gets its schedules back. Judged by the database.
+ * Redis: two at once settle everything exactly once, a worker killed with SIGKILL mid-pass (settling, or voiding
+ * lapsed authorizations) loses and doubles nothing, and a Redis that restarts empty gets its schedules back. Judged by the database.
  */
 
 let stack: TestStack;
@@ -62,6 +62,26 @@ async function seedDue(count: number): Promise<string> {
       as line(account, amount)`;
   return prefix;
 }
+
+/** Inserts `count` card authorizations (`capture: false`) that lapsed an hour ago, and returns their id prefix. */
+async function seedLapsed(count: number): Promise<string> {
+  const prefix = `pay_auth${randomBytes(4).toString('hex')}`;
+  await stack.sql`
+    insert into payments (id, account_id, merchant_id, payment_type, request_type, status, amount, currency, invoice,
+      gross, fee_fixed, rate_basis_points, gross_minus_net, net, code, message, capture_requested,
+      authorization_expires_at, created_at, updated_at)
+    select ${prefix} || lpad(i::text, 8, '0'), ${creds.accountId}, ${merchantId}, 'card', 'tokenv3', 'authorized',
+      1000, 'USD', 'INV-SEED', 1000, 30, 290, 59, 941, '0', 'Approved', false, now() - interval '1 hour',
+      now() - interval '8 days', now() - interval '8 days'
+    from generate_series(1, ${count}) as i`;
+  return prefix;
+}
+
+const voidedCount = async (prefix: string) =>
+  Number(
+    (await stack.sql`select count(*)::int as n from payments where id like ${`${prefix}%`} and status = 'voided'`)[0]!
+      .n,
+  );
 
 const settledCount = async (prefix: string) =>
   Number(
@@ -122,6 +142,33 @@ describe('settlement processes', () => {
     await waitFor(async () => (await settledCount(prefix)) === count, { timeoutMs: 90_000, what: 'the rest settled' });
     await stopProcess(second, 'SIGTERM');
     await expectSettledExactlyOnce(prefix, count);
+  }, 150_000);
+
+  it('a worker killed with SIGKILL mid-sweep of lapsed authorizations voids each once when the next finishes', async () => {
+    const count = 3000;
+    const prefix = await seedLapsed(count);
+    const env = { QUEUE_PREFIX: queuePrefix() };
+    const first = settlementProcess(env);
+    await waitFor(async () => (await voidedCount(prefix)) >= 100, { timeoutMs: 60_000, what: 'the first batches' });
+    await stopProcess(first, 'SIGKILL');
+    const atKill = await voidedCount(prefix);
+    expect(atKill).toBeLessThan(count);
+    expect(atKill % 50).toBe(0); // whole batches only: the one in flight rolled back
+
+    const second = settlementProcess(env);
+    await waitFor(async () => (await voidedCount(prefix)) === count, { timeoutMs: 90_000, what: 'the rest voided' });
+    await stopProcess(second, 'SIGTERM');
+    const like = `${prefix}%`;
+    const [voided] = await stack.sql`
+      select count(*)::int as n from payments
+      where id like ${like} and void_reason = 'authorization_expired' and voided_at is not null`;
+    expect(voided!.n).toBe(count);
+    const [events] = await stack.sql`
+      select count(*)::int as events, count(distinct resource_id)::int as resources
+      from events where type = 'payment.voided' and resource_id like ${like}`;
+    expect(events).toEqual({ events: count, resources: count });
+    // An authorization moved no money: voiding it posts nothing.
+    expect(await stack.sql`select 1 from ledger_entries where payment_id like ${like}`).toHaveLength(0);
   }, 150_000);
 
   it('gets its schedules back when Redis restarts empty, and settles what came due meanwhile', async () => {

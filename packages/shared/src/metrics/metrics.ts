@@ -34,7 +34,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     }),
     settlementRecords: new Counter({
       name: 'pps_settlement_records_total',
-      help: 'Records settled, and ACH debits returned, by settlement passes',
+      help: 'Records settled, ACH debits returned and authorizations voided as lapsed, by settlement passes',
       labelNames: ['outcome'] as const,
       registers: [registry],
     }),

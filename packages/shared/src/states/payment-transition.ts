@@ -80,3 +80,35 @@ export async function settlePayments(
   }
   return settled.map((row) => ({ payment: row.payment, statusChanged: row.payment.status !== row.from }));
 }
+
+/**
+ * Authorizations lapsed unused (docs/design.md, Authorize now, capture later): `authorized → voided` with `voidReason`
+ * `authorization_expired`, checked against the state table, in one statement whatever their number. Conditional on
+ * the status read, so one a capture or cancel took meanwhile is never voided behind its back: the caller's
+ * transaction rolls back (throws) if any row changed. Returns the rows as updated.
+ */
+export async function lapseAuthorizations(tx: DbOrTx, items: { payment: Payment; at: Date }[]): Promise<Payment[]> {
+  if (items.length === 0) return [];
+  for (const { payment } of items) assertStoredTransition(payment.status, 'voided');
+  const updated = await tx.execute<{ id: string }>(sql`
+    update ${payments} as p
+    set status = 'voided', void_reason = 'authorization_expired', voided_at = item.at::timestamptz,
+      updated_at = item.at::timestamptz
+    from unnest(
+      ${textArray(items.map(({ payment }) => payment.id))}, ${textArray(items.map(({ at }) => at.toISOString()))}
+    ) as item(id, at)
+    where p.id = item.id and p.status = 'authorized'
+    returning p.id`);
+  if (updated.length !== items.length) {
+    throw new Error(
+      `voiding ${items.length} lapsed authorizations changed ${updated.length}: some changed concurrently`,
+    );
+  }
+  return items.map(({ payment, at }) => ({
+    ...payment,
+    status: 'voided' as const,
+    voidReason: 'authorization_expired' as const,
+    voidedAt: at,
+    updatedAt: at,
+  }));
+}

@@ -15,6 +15,7 @@ export async function settleScope({ deps, payload, log, signal }: ScopeJob): Pro
   deps.metrics?.settlementPassDuration.observe((performance.now() - started) / 1000);
   deps.metrics?.settlementRecords.inc({ outcome: 'settled' }, result.settled);
   deps.metrics?.settlementRecords.inc({ outcome: 'returned' }, result.returned);
+  deps.metrics?.settlementRecords.inc({ outcome: 'authorization_expired' }, result.expired);
 }
 
 /** The payouts of the job's scope, made, filed and advanced (`runPayouts`), counted by status. */

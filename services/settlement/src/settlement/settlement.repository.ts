@@ -54,6 +54,33 @@ export function dueRecords(tx: DbOrTx, input: { clock: Date; limit: number; acco
     .for('update', { of: payments, skipLocked: true });
 }
 
+/**
+ * Claims up to `limit` authorizations lapsed by the clock (`authorizationExpiresAt ≤` it), oldest first, with
+ * `SKIP LOCKED` as `claimDueRecords` does and for the same scopes: one a capture or cancel holds is left to it (it
+ * sees the lapse itself), and two workers never take the same one.
+ */
+export async function claimLapsedAuthorizations(
+  tx: DbOrTx,
+  input: { now: Date; limit: number; accountId?: string },
+): Promise<DueRecord[]> {
+  const clock = input.accountId ? await accountClock(tx, input.accountId, input.now) : input.now;
+  if (!clock) return [];
+  return tx
+    .select({ payment: payments, clockOffsetSeconds: accounts.clockOffsetSeconds })
+    .from(payments)
+    .innerJoin(accounts, eq(accounts.id, payments.accountId))
+    .where(
+      and(
+        input.accountId ? eq(payments.accountId, input.accountId) : undefined,
+        eq(payments.status, 'authorized'),
+        sql`${payments.authorizationExpiresAt} <= ${clock.toISOString()}::timestamptz`,
+      ),
+    )
+    .orderBy(asc(payments.authorizationExpiresAt), asc(payments.id))
+    .limit(input.limit)
+    .for('update', { of: payments, skipLocked: true });
+}
+
 /** Every child record of these parents (refunds, voids, split refunds, second splits), oldest first. */
 export async function childrenOf(tx: DbOrTx, parentIds: string[]): Promise<Payment[]> {
   if (parentIds.length === 0) return [];
