@@ -39,9 +39,16 @@ function shBlocks(file: string, name: string, atLeast: number): string {
   return blocks.join('\n');
 }
 
-/** README's worked example, then the API guide's "Getting paid", which goes on in the same shell. */
+/**
+ * README's worked example, then the API guide's "Getting paid" and its authorize-then-capture example, which go on in
+ * the same shell.
+ */
 const workedExample = () =>
-  [shBlocks('README.md', 'worked-example', 3), shBlocks('docs/api.md', 'getting-paid', 1)].join('\n');
+  [
+    shBlocks('README.md', 'worked-example', 3),
+    shBlocks('docs/api.md', 'getting-paid', 1),
+    shBlocks('docs/api.md', 'authorize-capture', 1),
+  ].join('\n');
 
 function bash(script: string, env: Record<string, string | undefined>) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
@@ -105,6 +112,9 @@ describe("README's worked example", () => {
       '201 /payments',
       '201 /payments',
       '201 /payouts',
+      // docs/api.md, Authorize now, capture later
+      '201 /payments', // the authorization
+      '201 /payments', // its capture
     ]);
 
     // The outputs README promises, in its order (jq prints one document after another).
@@ -141,5 +151,14 @@ describe("README's worked example", () => {
       /\{"status":"paid","amount":"10000","bank":\{"last4":"6777","routingLast4":"0021"\},"traceNumber":"\d{15}"\}/,
     );
     expect(out).toMatch(/\{"type":"payout","net":"-10000","status":"available","payoutId":"po_\w+"\}/);
+
+    // Authorize now, capture later: authorized with no settlement date, then 60.00 of 100.00 captured.
+    expect(out).toMatch(/^\{"status":"authorized","settleAt":null,"authorizationExpiresAt":"[\d-]+T[\d:.]+Z"\}$/m);
+    expect(out).toContain(
+      '{"paymentType":"capture","status":"completed","message":"Captured; the rest of the authorization released"}',
+    );
+    expect(out).toMatch(
+      /^\{"status":"pending","capturedAt":"[\d-]+T[\d:.]+Z","transaction":\{"amount":"6000","grossMinusNet":"204","net":"5796"\}\}$/m,
+    );
   }, 120_000);
 });
