@@ -120,6 +120,21 @@ describe('POST /payments ACH', () => {
     expect(await counts()).toEqual(snapshot);
   });
 
+  it('400s capture: false (an ACH debit cannot be authorized only), storing nothing; capture: true is a debit', async () => {
+    const snapshot = await counts();
+    const error = expectError(
+      await pay(achBody({ merchantId, attributes: { capture: false } })),
+      400,
+      'invalid_field',
+      '/data/attributes/capture',
+    );
+    expect(error.detail).toContain('cannot be authorized only');
+    expect(await counts()).toEqual(snapshot);
+    const debit = await pay(achBody({ merchantId, attributes: { capture: true } }));
+    expect(debit.status).toBe(201);
+    expect(debit.body.data.attributes.status).toBe('pending');
+  });
+
   it('is idempotent by requestId, the refused 422 included', async () => {
     const requestId = newRequestId();
     const first = await pay(achBody({ merchantId, requestId }));

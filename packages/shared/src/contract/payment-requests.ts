@@ -74,6 +74,14 @@ const common = { merchantId: text(64).openapi({ example: 'mer_…' }), miscData:
 const capture = z.boolean().optional().openapi({
   description: 'false: authorize only (status authorized), capture later with paymentType capture; default true',
 });
+/**
+ * ACH debits have no authorization to hold: `capture: false` is refused rather than ignored as an unknown attribute,
+ * so a client asking to authorize only is never debited.
+ */
+const achCapture = z
+  .literal(true, { error: unlessMissing('an ACH debit cannot be authorized only: omit capture, or send true') })
+  .optional()
+  .openapi({ description: 'ACH debits are always captured; only true (or nothing) is accepted' });
 const child = { parentPaymentId: text(64).openapi({ example: 'pay_…' }), miscData: common.miscData };
 
 /** The attributes of every `paymentType`, discriminated by it; amount bounds come from config. */
@@ -106,6 +114,7 @@ export function paymentAttributesSchema(bounds: AmountBounds) {
     z.object({
       paymentType: z.literal('ACH'),
       ...common,
+      capture: achCapture,
       StandardEntryClassCode: z.enum(['WEB', 'PPD', 'CCD', 'TEL']).default('WEB'),
       bank: z.object({
         bankName: text(200),
