@@ -14,7 +14,9 @@ import { prepareWorld, type World } from './world';
  * (BENCH_CONNECTIONS, default 64, for BENCH_SECONDS, default 10, per scenario). Every server is a child process
  * on its own database: the bare server (bench/bare-server.ts), the platform compiled and started as production
  * starts it (`node dist/start.js`: everything in one process; then WEB_CONCURRENCY=2, a worker per core), and the
- * platform as separate gateway, payments and merchants processes. The machine is shared and noisy: read the ratios to
+ * platform as separate gateway, payments and merchants processes. In one process it also measures authorizations
+ * (`capture: false`) and then a capture of each of them (as many requests as authorizations were made). The machine
+ * is shared and noisy: read the ratios to
  * the baseline, which is measured first and last and averaged, and the CPU milliseconds each request cost the server's
  * processes and PostgreSQL (steadier than requests per second when something else takes the cores). Every server is
  * warmed up (5 s of its first load, not counted) before it is measured. Results go to bench/results/<date>.json and .md.
@@ -107,6 +109,44 @@ try {
       body: world.replayedBody,
     }),
   );
+  // Authorize now, capture later: authorizations under the payment load, then each of them captured once.
+  const authorizations: string[] = [];
+  rows.push(
+    await load('POST /payments tokenv3 capture:false (authorize)', 'in-process', single, {
+      ...paymentLoad(world),
+      requests: [
+        {
+          method: 'POST',
+          setupRequest: (request) => ({ ...request, body: world.authorizationBody(randomUUID()) }),
+          onResponse: (status, body) => {
+            if (status === 201) authorizations.push((JSON.parse(body) as { data: { id: string } }).data.id);
+          },
+        },
+      ],
+    }),
+  );
+  rows.push(
+    await load('POST /payments capture (each authorization once)', 'in-process', single, {
+      ...paymentLoad(world),
+      // As many requests as there are authorizations (not a duration): each is captured once.
+      amount: authorizations.length,
+      requests: [
+        {
+          method: 'POST',
+          setupRequest: (request) => ({
+            ...request,
+            body: JSON.stringify({
+              data: {
+                type: 'payments',
+                requestId: randomUUID(),
+                attributes: { paymentType: 'capture', parentPaymentId: authorizations.pop() },
+              },
+            }),
+          }),
+        },
+      ],
+    }),
+  );
   await stopAll(single.processes);
 
   // The production start on both cores: WEB_CONCURRENCY=2 workers, each everything-in-one.
@@ -169,6 +209,8 @@ type Load = {
   headers?: Record<string, string>;
   body?: string;
   requests?: autocannon.Request[];
+  /** A number of requests in place of the duration. */
+  amount?: number;
 };
 
 function paymentLoad(world: World): Load {

@@ -8,6 +8,8 @@ export type World = {
   paymentId: string;
   /** A tokenv3 payment body paying the bench merchant with the bench card. */
   paymentBody: (requestId?: string) => string;
+  /** The same payment authorized only (`capture: false`), to be captured later. */
+  authorizationBody: (requestId?: string) => string;
   /** A body whose requestId has been used once: posting it again is a replay. */
   replayedBody: string;
 };
@@ -65,7 +67,12 @@ export async function prepareWorld(base: string, adminToken: string): Promise<Wo
         },
       },
     });
+  const authorizationBody = (requestId?: string) => {
+    const body = JSON.parse(paymentBody(requestId));
+    body.data.attributes.capture = false;
+    return JSON.stringify(body);
+  };
   const replayedBody = paymentBody(randomUUID());
   const paymentId = (await call(base, '/payments', headers, JSON.parse(replayedBody))).id;
-  return { credentials: { headers, apiKey, appKey }, paymentId, paymentBody, replayedBody };
+  return { credentials: { headers, apiKey, appKey }, paymentId, paymentBody, authorizationBody, replayedBody };
 }
