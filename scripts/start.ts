@@ -27,7 +27,7 @@ if (runAsClusterPrimary({ count: config.WEB_CONCURRENCY, log, deadlineMs: config
 const metrics = createMetrics({ defaultMetrics: true });
 // Under WEB_CONCURRENCY a scrape reaches one worker: it answers with every worker's sum, collected by the primary.
 joinClusterMetrics(metrics.registry);
-const serviceDeps = { config, db: database.db, log, clock: systemClock, metrics };
+const serviceDeps = { config, db: database.db, readDb: database.readDb, log, clock: systemClock, metrics };
 const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: false });
 redis.on('error', () => {});
 redis

@@ -57,12 +57,13 @@ export async function createTestStack(
     QUEUE_PREFIX: `pps-test-${runId}-${randomBytes(3).toString('hex')}`,
     ...options.env,
   });
-  const database: Database = createDatabase(url, { max: options.poolSize ?? 8, onQuery: options.onQuery });
+  // A read pool of its own, read-only, as in production: a GET that wrote would fail every test that makes it.
+  const database: Database = createDatabase(url, { max: options.poolSize ?? 8, readMax: 2, onQuery: options.onQuery });
   const log = options.log ?? createLogger({ level: 'silent' });
   const clock = options.manualClock ? manualClock(new Date()) : undefined;
   const realClock: Clock = clock ?? systemClock;
   const metrics = createMetrics();
-  const serviceDeps = { config, db: database.db, log, clock: realClock, metrics };
+  const serviceDeps = { config, db: database.db, readDb: database.readDb, log, clock: realClock, metrics };
   const merchants = createMerchantsApp(serviceDeps);
   const payments = createPaymentsApp({ ...serviceDeps, processor: options.processor });
   const settlement = options.settlement ? await startSettlement({ config, db: database.db, log, metrics }) : undefined;

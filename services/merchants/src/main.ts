@@ -7,7 +7,15 @@ import { createMerchantsApp } from './app';
 const { config, log, database } = await bootstrap('merchants');
 // Its own registry and `GET /metrics` (standalone): what this process counts, scraped from this process.
 const metrics = createMetrics({ defaultMetrics: true });
-const app = createMerchantsApp({ config, db: database.db, log, clock: systemClock, metrics, standalone: true });
+const app = createMerchantsApp({
+  config,
+  db: database.db,
+  readDb: database.readDb,
+  log,
+  clock: systemClock,
+  metrics,
+  standalone: true,
+});
 const { server, port } = await listen(app.fetch, config.MERCHANTS_PORT, config.HOST, config);
 log.info({ host: config.HOST, port }, 'merchants listening');
 onShutdown(log, [

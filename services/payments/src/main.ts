@@ -7,7 +7,15 @@ import { createPaymentsApp } from './app';
 const { config, log, database } = await bootstrap('payments');
 // Its own registry and `GET /metrics` (standalone): what this process counts, scraped from this process.
 const metrics = createMetrics({ defaultMetrics: true });
-const app = createPaymentsApp({ config, db: database.db, log, clock: systemClock, metrics, standalone: true });
+const app = createPaymentsApp({
+  config,
+  db: database.db,
+  readDb: database.readDb,
+  log,
+  clock: systemClock,
+  metrics,
+  standalone: true,
+});
 const { server, port } = await listen(app.fetch, config.PAYMENTS_PORT, config.HOST, config);
 log.info({ host: config.HOST, port }, 'payments listening');
 onShutdown(log, [

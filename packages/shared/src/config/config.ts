@@ -68,6 +68,11 @@ export const configSchema = z.object({
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/pps'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   /**
+   * Read-only connections the services' GET requests use, apart from the pool writes queue on, so a read never waits
+   * behind a burst of payments' batches; 0: reads share the main pool.
+   */
+  DATABASE_READ_POOL_SIZE: z.coerce.number().int().min(0).max(200).default(4),
+  /**
    * A connection attempt to PostgreSQL gives up after this (and the request waiting on it answers 503
    * `database_unavailable`): an unreachable database never holds a request for long.
    */

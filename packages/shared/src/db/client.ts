@@ -6,32 +6,56 @@ import type { Db, DbOrTx, Sent, Tx } from './types';
 
 export type { Db, DbOrTx, Schema, Sent, Tx } from './types';
 
-export type Database = { db: Db; sql: postgres.Sql; close: () => Promise<void> };
+export type Database = {
+  db: Db;
+  sql: postgres.Sql;
+  /**
+   * Where safe requests (GET) read: a small pool of read-only sessions of its own, so a read never waits behind a
+   * burst of writes queued on the main pool (docs/decisions.md, Reads on a pool of their own); `db` itself when no
+   * read pool is asked for.
+   */
+  readDb: Db;
+  close: () => Promise<void>;
+};
 
 export function createDatabase(
   url: string,
   options: {
     max?: number;
+    /** Connections of the read pool (`readDb`); 0 or none: reads share the main pool. */
+    readMax?: number;
     /** A connection attempt gives up after this (default 3 s); the statements waiting on it fail. */
     connectTimeoutMs?: number;
     /** Sees every statement sent, with its parameters (tests count them, and explain them). */
     onQuery?: (query: string, params: readonly unknown[]) => void;
   } = {},
 ): Database {
-  const sql = postgres(url, {
-    max: options.max ?? 10,
-    connect_timeout: (options.connectTimeoutMs ?? 3000) / 1000,
-    backoff: reconnectDelaySeconds,
-    ...(options.onQuery
-      ? { debug: (_connection: number, query: string, params: unknown[]) => options.onQuery?.(query, params) }
-      : {}),
-    onnotice: () => {},
-    // bigint columns come back as JS numbers through drizzle's { mode: 'number' }; cents stay
-    // far below 2^53 (the maximum amount is 10^8 cents).
-    connection: { application_name: 'pps' },
-  });
+  const pool = (max: number, connection: Record<string, string>) =>
+    postgres(url, {
+      max,
+      connect_timeout: (options.connectTimeoutMs ?? 3000) / 1000,
+      backoff: reconnectDelaySeconds,
+      ...(options.onQuery
+        ? { debug: (_connection: number, query: string, params: unknown[]) => options.onQuery?.(query, params) }
+        : {}),
+      onnotice: () => {},
+      // bigint columns come back as JS numbers through drizzle's { mode: 'number' }; cents stay
+      // far below 2^53 (the maximum amount is 10^8 cents).
+      connection,
+    });
+  const sql = pool(options.max ?? 10, { application_name: 'pps' });
   const db = drizzle(prepared(sql), { schema });
-  return { db, sql, close: () => sql.end({ timeout: 5 }) };
+  if (!options.readMax) return { db, sql, readDb: db, close: () => sql.end({ timeout: 5 }) };
+  // Read-only sessions: a write sent here by mistake fails loudly instead of slipping past the main pool.
+  const reader = pool(options.readMax, { application_name: 'pps-read', default_transaction_read_only: 'on' });
+  return {
+    db,
+    sql,
+    readDb: drizzle(prepared(reader), { schema }),
+    close: async () => {
+      await Promise.all([sql.end({ timeout: 5 }), reader.end({ timeout: 5 })]);
+    },
+  };
 }
 
 /**

@@ -15,6 +15,8 @@ export type ServiceApp = OpenAPIHono<ServiceEnv>;
 export type ServiceDeps = {
   config: Config;
   db: Db;
+  /** Where GET requests read (`Database.readDb`); `db` when absent. */
+  readDb?: Db;
   log: Logger;
   /** Real time; tests inject a manual clock. The account's sandbox offset is added per request. */
   clock?: Clock;
@@ -64,7 +66,8 @@ export function createServiceApp(deps: ServiceDeps, name: string): ServiceApp {
     c.set('ctx', {
       ...caller,
       config: deps.config,
-      db: deps.db,
+      // A GET changes nothing: it reads on the read pool, never queued behind writes (docs/decisions.md).
+      db: c.req.method === 'GET' && deps.readDb ? deps.readDb : deps.db,
       clock: offsetClock(caller.clockOffsetSeconds, base),
       log: log.child({ requestId: caller.requestId, accountId: caller.accountId }),
     });

@@ -16,6 +16,7 @@ export async function bootstrap(name: string): Promise<{ config: Config; log: Lo
   await runMigrations(config.DATABASE_URL);
   const database = createDatabase(config.DATABASE_URL, {
     max: config.DATABASE_POOL_SIZE,
+    readMax: config.DATABASE_READ_POOL_SIZE,
     connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
   });
   return { config, log, database };
