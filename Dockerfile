@@ -1,7 +1,7 @@
 # One image runs any service: the command picks which (dist/start.js runs them all in one process).
 #   docker build -t pps .
 #   docker run -p 8080:8080 --stop-timeout 30 pps            # everything
-#   docker run --stop-timeout 30 pps node dist/settlement.js  # one service (gateway, payments, merchants, settlement)
+#   docker run --stop-timeout 30 pps node dist/settlement.js  # one service (gateway, payments, merchants, settlement, webhooks)
 #   docker run --rm pps node dist/cli.js accounts:create --name Acme
 # Production refuses the development secrets: pass ADMIN_TOKEN, INTERNAL_SECRET, TOKEN_SIGNING_KEYS,
 # DATA_ENCRYPTION_KEYS and BLIND_INDEX_KEY (see README; docker compose reads them from .env: cp .env.example .env).

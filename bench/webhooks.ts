@@ -14,7 +14,7 @@ import { freshDatabase } from './fresh-database';
 
 /**
  * `npm run bench:webhooks`: BENCH_WEBHOOK_EVENTS (default 10,000) events written to the outbox in transactions of
- * 100, delivered by one settlement process (`services/settlement/src/main.ts`: relay + delivery workers) to a local
+ * 100, delivered by one webhooks process (`services/webhooks/src/main.ts`: relay + delivery workers) to a local
  * receiver subscribed to everything. Reports deliveries per second and the lag from each event's commit to its
  * receipt (p50, p99). A database of its own, made afresh (BENCH_DATABASE_URL, default pps_bench_webhooks).
  * BENCH_WORKER_NODE_ARGS passes Node flags to the worker process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
@@ -75,7 +75,7 @@ await database.db.insert(schema.webhookEndpoints).values({
 });
 
 const workerArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof
-const worker = spawn(process.execPath, [...workerArgs, '--import', 'tsx', 'services/settlement/src/main.ts'], {
+const worker = spawn(process.execPath, [...workerArgs, '--import', 'tsx', 'services/webhooks/src/main.ts'], {
   env: {
     ...process.env,
     NODE_ENV: 'test',
@@ -111,7 +111,7 @@ const seconds = (lastReceipt - started) / 1000;
 lags.sort((a, b) => a - b);
 const percentile = (p: number) => lags[Math.min(lags.length - 1, Math.floor((p / 100) * lags.length))]!;
 
-console.log(`\n${COUNT.toLocaleString('en-US')} events, one settlement process, loopback receiver\n`);
+console.log(`\n${COUNT.toLocaleString('en-US')} events, one webhooks process, loopback receiver\n`);
 console.log('| deliveries/s | seconds | lag p50 ms | lag p99 ms |');
 console.log('|---:|---:|---:|---:|');
 console.log(

@@ -20,6 +20,7 @@ export const ENTRY_POINTS = {
   payments: 'services/payments/src/main.ts',
   merchants: 'services/merchants/src/main.ts',
   settlement: 'services/settlement/src/main.ts',
+  webhooks: 'services/webhooks/src/main.ts',
   migrate: 'scripts/migrate.ts',
   cli: 'scripts/cli.ts',
 };

@@ -9,12 +9,13 @@ import { schema } from '@pps/shared/db';
 import { createMetrics, joinClusterMetrics } from '@pps/shared/metrics';
 import { createSettlementTrigger } from '@pps/shared/queues';
 import { bootstrap, closeServer, listen, onShutdown, runAsClusterPrimary } from '@pps/shared/runtime';
+import { startWebhooks } from '@pps/webhooks';
 import { eq } from 'drizzle-orm';
 import Redis from 'ioredis';
 
 /**
  * `npm start`: everything in one process. Migrations, the gateway on PORT with payments and merchants
- * bound in-process, the settlement workers, and (in development) a demo account created once and the demo shop of
+ * bound in-process, the settlement workers, the outbox relay and webhook delivery workers, and (in development) a demo account created once and the demo shop of
  * the embedded checkout on DEMO_PORT.
  */
 const { config, log, database } = await bootstrap('pps');
@@ -36,6 +37,7 @@ redis
 
 const trigger = createSettlementTrigger(config, log);
 const settlement = await startSettlement({ config, db: database.db, log, metrics });
+const webhooks = await startWebhooks({ config, db: database.db, log, metrics });
 const gateway = createGatewayApp(
   {
     config,
@@ -49,7 +51,7 @@ const gateway = createGatewayApp(
     },
     redis,
     onClockAdvanced: (accountId) => trigger.settleAccount(accountId),
-    queues: Object.values(settlement.queues),
+    queues: [...Object.values(settlement.queues), ...Object.values(webhooks.queues)],
   },
   metrics,
 );
@@ -82,6 +84,7 @@ onShutdown(log, [
   ...(demoShop ? [{ name: 'demo shop', close: demoShop.close }] : []),
   { name: 'http', close: () => closeServer(server, { log }) },
   { name: 'settlement', close: settlement.close },
+  { name: 'webhooks', close: webhooks.close },
   { name: 'settlement trigger', close: trigger.close },
   { name: 'redis', close: () => redis.quit() },
   { name: 'database', close: database.close },

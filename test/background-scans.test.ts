@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountClock, accountsAhead, dueRecords } from '../services/settlement/src/settlement/settlement.repository';
-import { claimUnrelayed, staleDeliveries } from '../services/settlement/src/webhooks/relay';
+import { claimUnrelayed, staleDeliveries } from '../services/webhooks/src/relay/relay';
 import { createMerchant } from './fixtures/merchants';
 import { createCardToken, createPayment, tokenv3Body } from './fixtures/payments';
 import { copyRow, rowsRead, statementOf } from './fixtures/scans';

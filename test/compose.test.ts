@@ -94,7 +94,7 @@ describe('docker-compose.yml', () => {
 
     // pps-image alone builds; every service of ours runs its image, never pulled, and starts after it was built.
     const ours = Object.entries(services).filter(([name, service]) => service.image === IMAGE && name !== 'pps-image');
-    expect(ours.map(([name]) => name).sort()).toEqual(['gateway', 'merchants', 'payments', 'settlement']);
+    expect(ours.map(([name]) => name).sort()).toEqual(['gateway', 'merchants', 'payments', 'settlement', 'webhooks']);
     expect(services['pps-image']?.build).toBeDefined();
     for (const [name, service] of ours) {
       expect(service.build, name).toBeUndefined();
@@ -115,7 +115,11 @@ describe('docker-compose.yml', () => {
     expect(probe('payments')).toContain(`127.0.0.1:${services.payments?.environment?.PAYMENTS_PORT}/healthz`);
     expect(probe('merchants')).toContain(`127.0.0.1:${services.merchants?.environment?.MERCHANTS_PORT}/healthz`);
     expect(probe('settlement')).toContain('127.0.0.1:9464/healthz'); // METRICS_PORT's default
-    for (const name of ['gateway', 'payments', 'merchants', 'settlement']) expect(probe(name)).toMatch(/^CMD node -e /);
+    expect(probe('webhooks')).toContain('127.0.0.1:9464/healthz');
+    expect(services.webhooks?.command).toEqual(['node', 'dist/webhooks.js']);
+    for (const name of ['gateway', 'payments', 'merchants', 'settlement', 'webhooks']) {
+      expect(probe(name)).toMatch(/^CMD node -e /);
+    }
 
     // The gateway starts once the services it forwards to answer.
     expect(services.gateway?.depends_on?.payments).toMatchObject({ condition: 'service_healthy' });

@@ -12,6 +12,7 @@ import { createLogger, type Logger } from '@pps/shared/logger';
 import { createMetrics } from '@pps/shared/metrics';
 import { createSettlementTrigger } from '@pps/shared/queues';
 import { createDatabaseFromTemplate } from '@pps/shared/testing';
+import { startWebhooks } from '@pps/webhooks';
 import type Redis from 'ioredis';
 import { inject } from 'vitest';
 
@@ -40,6 +41,8 @@ export async function createTestStack(
     redis?: Redis;
     /** Run the settlement workers in this process, and enqueue a pass when an account's clock moves. */
     settlement?: boolean;
+    /** Run the event pipeline in this process: the outbox relay and the webhook delivery workers. */
+    webhooks?: boolean;
     /** The logger of every part (silent by default); a test that reads the log output passes its own. */
     log?: Logger;
     /** Sees every statement the stack sends to PostgreSQL, with its parameters. */
@@ -67,6 +70,7 @@ export async function createTestStack(
   const merchants = createMerchantsApp(serviceDeps);
   const payments = createPaymentsApp({ ...serviceDeps, processor: options.processor });
   const settlement = options.settlement ? await startSettlement({ config, db: database.db, log, metrics }) : undefined;
+  const webhooks = options.webhooks ? await startWebhooks({ config, db: database.db, log, metrics }) : undefined;
   const trigger = options.settlement ? createSettlementTrigger(config, log) : undefined;
   const gatewayDeps = {
     config,
@@ -81,7 +85,10 @@ export async function createTestStack(
     // Reported by /readyz; the gateway's rate limits count in it (without one they are off).
     redis: options.redis,
     onClockAdvanced: trigger ? (accountId: string) => trigger.settleAccount(accountId) : undefined,
-    queues: settlement ? Object.values(settlement.queues) : undefined,
+    queues:
+      settlement || webhooks
+        ? [...Object.values(settlement?.queues ?? {}), ...Object.values(webhooks?.queues ?? {})]
+        : undefined,
   };
   const gateway = createGatewayApp(gatewayDeps, metrics);
 
@@ -147,10 +154,12 @@ export async function createTestStack(
     admin,
     createAccount,
     settlement,
+    webhooks,
     metrics,
     close: async () => {
       await trigger?.close();
       await settlement?.close();
+      await webhooks?.close();
       await database.close();
       await drop();
     },

@@ -16,7 +16,7 @@ let merchantId: string;
 let tokenId: string;
 
 beforeAll(async () => {
-  stack = await createTestStack({ settlement: true, env: { OUTBOX_POLL_INTERVAL_MS: '60000' } });
+  stack = await createTestStack({ webhooks: true, env: { OUTBOX_POLL_INTERVAL_MS: '60000' } });
   ({ creds, merchantId, tokenId } = await createWorld(stack));
   await queueEmpty(); // the events above, and the relay's first round (at start) behind us
 });

@@ -44,7 +44,11 @@ beforeAll(async () => {
       done();
     },
   });
-  stack = await createTestStack({ settlement: true, log: createLogger({ level: 'trace', destination: sink }) });
+  stack = await createTestStack({
+    settlement: true,
+    webhooks: true,
+    log: createLogger({ level: 'trace', destination: sink }),
+  });
 });
 afterAll(() => stack?.close());
 

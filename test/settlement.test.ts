@@ -27,7 +27,7 @@ const ACH_RETURN_MIGRATION = '../packages/shared/drizzle/0014_ach_return_outcome
 
 let stack: TestStack;
 beforeAll(async () => {
-  stack = await createTestStack({ settlement: true });
+  stack = await createTestStack({ settlement: true, webhooks: true });
 });
 afterAll(() => stack?.close());
 

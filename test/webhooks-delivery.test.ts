@@ -2,7 +2,7 @@ import { newId } from '@pps/shared/ids';
 import { jobs } from '@pps/shared/queues';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requeueStale } from '../services/settlement/src/webhooks/relay';
+import { requeueStale } from '../services/webhooks/src/relay/relay';
 import { createPayment, postPayment, refundBody, tokenv3Body } from './fixtures/payments';
 import { type Received, type Receiver, startReceiver } from './fixtures/receiver';
 import { createWorld } from './fixtures/world';
@@ -22,6 +22,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   stack = await createTestStack({
     settlement: true,
+    webhooks: true,
     env: { WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1', WEBHOOK_TIMEOUT_MS: '500', OUTBOX_POLL_INTERVAL_MS: '200' },
   });
 });
@@ -216,6 +217,7 @@ describe('no head-of-line blocking', () => {
     // Few worker slots, at most two per endpoint: a dead receiver must still leave room for everyone else.
     small = await createTestStack({
       settlement: true,
+      webhooks: true,
       env: {
         WEBHOOK_CONCURRENCY: '4',
         WEBHOOK_ENDPOINT_CONCURRENCY: '2',
@@ -268,7 +270,7 @@ describe('the stale sweep', () => {
       insert into webhook_deliveries (id, account_id, endpoint_id, event_id, status, enqueued_at, created_at, updated_at)
       values (${deliveryId}, ${creds.accountId}, ${endpoint.id}, ${event!.id}, 'pending',
         now() - interval '10 minutes', now() - interval '10 minutes', now() - interval '10 minutes')`;
-    const queue = stack.settlement!.queues.webhooks;
+    const queue = stack.webhooks!.queues.webhooks;
     const broken = await queue.add(jobs.webhookDelivery.name, { deliveryId }, { jobId: deliveryId });
     await waitFor(() => broken.getState(), { until: (state) => state === 'failed', what: 'the broken job failed' });
 

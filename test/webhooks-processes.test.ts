@@ -11,7 +11,7 @@ import { freePort, processTracker, stopProcess } from './processes';
 import { waitFor } from './wait';
 
 /**
- * Webhook delivery with the settlement service's workers (outbox relay and delivery workers) as real processes,
+ * Webhook delivery by the webhooks service's processes (outbox relay and delivery workers) as real processes,
  * each test with a private `redis-server` of its own, against real PostgreSQL and a real HTTP receiver: Redis down
  * while events are written, a receiver down for a while, a worker killed with SIGKILL mid-delivery. Judged by the
  * database and by what the receiver got, every request verified with `standardwebhooks`.
@@ -72,9 +72,9 @@ async function privateRedis() {
   };
 }
 
-/** A settlement process (outbox relay and webhook delivery workers) with a short retry schedule. */
+/** A webhooks process (`node dist/webhooks.js`: outbox relay and webhook delivery workers), short retry schedule. */
 const webhookWorker = (redisUrl: string, queuePrefix: string, env: Record<string, string> = {}) =>
-  spawnTracked(process.execPath, ['--import', 'tsx', 'services/settlement/src/main.ts'], {
+  spawnTracked(process.execPath, ['--import', 'tsx', 'services/webhooks/src/main.ts'], {
     NODE_ENV: 'test',
     LOG_LEVEL: 'error',
     DATABASE_URL: stack.config.DATABASE_URL,
@@ -168,6 +168,41 @@ const allSucceeded = async (endpointId: string, eventIds: string[]) => {
 };
 
 describe('webhook delivery processes', () => {
+  it('process roles: a settlement process delivers nothing; a webhooks process delivers what waited', async () => {
+    const path = '/roles';
+    const sub = await subscriber(path);
+    const redis = await privateRedis();
+    const redisServer = await redis.start();
+    const prefix = queuePrefix();
+    const settlement = spawnTracked(process.execPath, ['--import', 'tsx', 'services/settlement/src/main.ts'], {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'error',
+      DATABASE_URL: stack.config.DATABASE_URL,
+      REDIS_URL: redis.url,
+      QUEUE_PREFIX: prefix,
+      METRICS_PORT: '0',
+    });
+    const eventIds = await createdEvents(await createPayments(sub, 3));
+    // Long enough for a relay round (it runs at start and every OUTBOX_POLL_INTERVAL_MS, 1 s): none runs here.
+    await sleep(3000);
+    expect(settlement.exitCode).toBeNull();
+    expect(receiver.at(path)).toHaveLength(0);
+    expect(await deliveriesOf(sub.endpointId)).toHaveLength(0);
+    const [waiting] =
+      await stack.sql`select count(*)::int as n from unrelayed_events where event_id in ${stack.sql(eventIds)}`;
+    expect(waiting!.n).toBe(3);
+
+    const worker = webhookWorker(redis.url, prefix);
+    await waitFor(() => allSucceeded(sub.endpointId, eventIds), { timeoutMs: 30_000, what: 'delivered by webhooks' });
+    expect(
+      verifyAll(sub.secret, receiver.at(path))
+        .map((body) => body.webhookId)
+        .sort(),
+    ).toEqual([...eventIds].sort());
+    await Promise.all([stopGracefully(worker), stopGracefully(settlement)]);
+    await stopProcess(redisServer, 'SIGTERM');
+  }, 90_000);
+
   it('Redis down while payments are created: the events wait in PostgreSQL, then each is delivered once', async () => {
     const path = '/redis-down';
     const sub = await subscriber(path);

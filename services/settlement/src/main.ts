@@ -1,6 +1,5 @@
 import { createMetrics } from '@pps/shared/metrics';
-import { bootstrap, onShutdown } from '@pps/shared/runtime';
-import { serveSettlementMetrics } from './metrics-server';
+import { bootstrap, onShutdown, serveWorkerMetrics } from '@pps/shared/runtime';
 import { startSettlement } from './workers';
 
 /** Runs the settlement workers alone; scale by process count (every job is idempotent). */
@@ -9,7 +8,7 @@ const metrics = createMetrics({ defaultMetrics: true });
 const settlement = await startSettlement({ config, db: database.db, log, metrics });
 log.info('settlement workers started');
 // Prometheus scrapes this process on METRICS_PORT: the passes and records it settled itself.
-const metricsServer = await serveSettlementMetrics({ config, log, metrics });
+const metricsServer = await serveWorkerMetrics({ config, log, metrics, name: 'settlement' });
 onShutdown(log, [
   { name: 'workers', close: settlement.close },
   // After the workers: scrapes still answer while the batch in flight finishes.

@@ -1,15 +1,10 @@
 import { createDataCipher, SandboxProcessor } from '@pps/payments';
 import type { Config } from '@pps/shared/config';
-import { defaultJobOptions, jobs, type QueueName, queues } from '@pps/shared/queues';
+import { defaultJobOptions, jobProcessor, jobs, queues, redisConnection } from '@pps/shared/queues';
 import { Queue, Worker } from 'bullmq';
-import Redis from 'ioredis';
 import type { SettlementDeps } from './deps';
-import type { JobDeps } from './jobs/job-handler';
-import { jobProcessor } from './jobs/run-job';
-import { redisConnection } from './redis';
-import { startDeliveryWorker, webhookJobOptions } from './webhooks/delivery-worker';
-import { EndpointSlots } from './webhooks/endpoint-slots';
-import { startOutboxRelay } from './webhooks/outbox-relay';
+import type { JobDeps, SettlementQueue } from './jobs/job-handler';
+import { handlers } from './jobs/registry';
 
 /** Recurring jobs, declared once; upserting a scheduler is idempotent, so every replica may do it. */
 const schedules = (config: Config) => [
@@ -21,9 +16,9 @@ const schedules = (config: Config) => [
 
 /**
  * Starts the settlement service's workers (the maintenance queue, the settlement queue with
- * SETTLEMENT_CONCURRENCY passes at once, webhook delivery) with the outbox relay, and their job schedulers. Redis
- * being down does not stop the process: BullMQ reconnects, and the schedulers are upserted once it answers.
- * `close` lets the jobs in flight finish.
+ * SETTLEMENT_CONCURRENCY passes at once) and their job schedulers. Redis being down does not stop the process:
+ * BullMQ reconnects, and the schedulers are upserted once it answers. `close` lets the jobs in flight finish. The
+ * outbox relay and webhook delivery are the webhooks service's (`startWebhooks`).
  */
 export async function startSettlement(deps: SettlementDeps, options: { concurrency?: number } = {}) {
   const log = deps.log.child({ module: 'settlement' });
@@ -45,10 +40,9 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
     processor: deps.processor ?? new SandboxProcessor({ latencyMs: deps.config.SANDBOX_LATENCY_MS }),
     cipher: deps.cipher ?? createDataCipher(deps.config),
     metrics: deps.metrics,
-    endpointSlots: new EndpointSlots(deps.config.WEBHOOK_ENDPOINT_CONCURRENCY),
   };
-  const workerOf = (name: QueueName, concurrency: number) => {
-    const process = jobProcessor(name, { deps: jobDeps, log, signal: stopping.signal });
+  const workerOf = (name: SettlementQueue, concurrency: number) => {
+    const process = jobProcessor(name, handlers, { deps: jobDeps, log, signal: stopping.signal });
     const worker = new Worker(name, process, { connection, prefix, concurrency });
     worker.on('error', (error) => log.warn({ queue: name, err: error.message }, 'worker error'));
     worker.on('failed', (job, error) =>
@@ -60,19 +54,6 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
     workerOf(queues.maintenance, 1),
     workerOf(queues.settlement, options.concurrency ?? deps.config.SETTLEMENT_CONCURRENCY),
   ];
-
-  // Webhooks: the relay enqueues on a connection that fails fast while Redis is down (its transaction must never
-  // wait on Redis; the deliveries stay in PostgreSQL until the next round), the workers deliver.
-  const relayConnection = new Redis(deps.config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
-  relayConnection.on('error', () => {});
-  const webhooks = new Queue(queues.webhooks, {
-    connection: relayConnection,
-    prefix,
-    defaultJobOptions: webhookJobOptions(deps.config),
-  });
-  webhooks.on('error', () => {});
-  workers.push(startDeliveryWorker({ deps: jobDeps, connection, log, signal: stopping.signal }));
-  const relay = startOutboxRelay({ config: deps.config, db: deps.db, queue: webhooks, redis: relayConnection, log });
 
   const byName = { [queues.maintenance]: maintenance, [queues.settlement]: settlement };
   const upsertSchedulers = () =>
@@ -86,13 +67,12 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
   connection.on('ready', () => void upsertSchedulers());
 
   return {
-    queues: { maintenance, settlement, webhooks },
+    queues: { maintenance, settlement },
     close: async () => {
       stopping.abort();
-      await relay.close();
       await Promise.all(workers.map((worker) => worker.close()));
-      await Promise.all([maintenance.close(), settlement.close(), webhooks.close()]);
-      await Promise.all([connection.quit().catch(() => {}), relayConnection.quit().catch(() => {})]);
+      await Promise.all([maintenance.close(), settlement.close()]);
+      await connection.quit().catch(() => {});
     },
   };
 }

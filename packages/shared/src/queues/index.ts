@@ -1,3 +1,5 @@
 export * from './catalogue';
 export * from './enqueue';
+export * from './redis';
+export * from './run-job';
 export * from './settlement-trigger';

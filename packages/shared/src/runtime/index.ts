@@ -1,3 +1,4 @@
 export * from './bootstrap';
 export * from './cluster';
+export * from './metrics-server';
 export * from './serve';

@@ -2,7 +2,7 @@ import type { RedeliverInput } from '@pps/shared/contract';
 import { withTransaction } from '@pps/shared/db';
 import { ownedBy, type ServiceContext, wallClockNow } from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
-import { type DeliveryView, reopenDeliveries, withAttempts } from '../webhooks/deliveries.repository';
+import { type DeliveryView, reopenDeliveries, withAttempts } from '@pps/webhooks';
 import { webhookErrors, webhookPointers } from '../webhooks/webhooks.errors';
 import { redeliveryTargets } from '../webhooks/webhooks.repository';
 import { ownedEndpoint } from '../webhooks/webhooks.usecases';

@@ -1,5 +1,5 @@
 import { absoluteUrl, single } from '@pps/shared/http';
-import type { DeliveryView } from './deliveries.repository';
+import type { DeliveryView } from '@pps/webhooks';
 import type { WebhookEndpoint } from './webhooks.repository';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);

@@ -5,8 +5,8 @@ import { writeEvent } from '@pps/shared/events';
 import { notFound, ownedBy, type ServiceContext, wallClockNow } from '@pps/shared/http';
 import { isId, newId } from '@pps/shared/ids';
 import { newWebhookSecret, webhookTargetProblem } from '@pps/shared/webhooks';
+import { type DeliveryView, insertDelivery, listEndpointDeliveries } from '@pps/webhooks';
 import { type EventRow, findEvent, markRelayed, notifyOutbox } from '../events/events.repository';
-import { type DeliveryView, insertDelivery, listEndpointDeliveries } from './deliveries.repository';
 import { webhookErrors } from './webhooks.errors';
 import { webhookResource } from './webhooks.presenter';
 import {

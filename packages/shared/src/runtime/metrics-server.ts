@@ -1,19 +1,21 @@
-import type { Config } from '@pps/shared/config';
-import { notFoundHandler, requestId } from '@pps/shared/http';
-import type { Logger } from '@pps/shared/logger';
-import { type Metrics, metricsResponse } from '@pps/shared/metrics';
-import { closeServer, listen } from '@pps/shared/runtime';
 import { Hono } from 'hono';
+import type { Config } from '../config';
+import { notFoundHandler, requestId } from '../http';
+import type { Logger } from '../logger';
+import { type Metrics, metricsResponse } from '../metrics';
+import { closeServer, listen } from './serve';
 
 /**
- * A settlement process's only HTTP: `GET /metrics` (its passes, the records they settled or returned, process metrics)
- * and `GET /healthz`, on METRICS_PORT (0: none). A port already taken (several settlement processes on one host,
- * all on the default) is logged and the workers run on without it: settling matters more than being scraped.
+ * A worker process's only HTTP (settlement, webhooks): `GET /metrics` (what this process did, process metrics) and
+ * `GET /healthz`, on `port` (METRICS_PORT; 0: none). A port already taken (several worker processes on one host,
+ * all on the default) is logged and the workers run on without it: their work matters more than being scraped.
  */
-export async function serveSettlementMetrics(deps: {
+export async function serveWorkerMetrics(deps: {
   config: Config;
   log: Logger;
   metrics: Metrics;
+  /** Who serves, for the log line. */
+  name: string;
 }): Promise<{ port: number; close: () => Promise<unknown> } | undefined> {
   const { config, log, metrics } = deps;
   if (config.METRICS_PORT === 0) return undefined;
@@ -24,7 +26,7 @@ export async function serveSettlementMetrics(deps: {
   app.notFound(notFoundHandler());
   try {
     const { server, port } = await listen(app.fetch, config.METRICS_PORT, config.HOST, config);
-    log.info({ host: config.HOST, port }, 'settlement metrics listening');
+    log.info({ host: config.HOST, port }, `${deps.name} metrics listening`);
     return { port, close: () => closeServer(server, { log }) };
   } catch (error) {
     log.warn(

@@ -1,7 +1,8 @@
 import { isDatabaseUnavailable } from '@pps/shared/db';
-import { attemptDelivery } from '../webhooks/delivery';
-import { RetryLater } from '../webhooks/retry-later';
-import { type JobHandler, RunLater } from './job-handler';
+import { type JobHandler, RunLater } from '@pps/shared/queues';
+import type { DeliveryJobDeps } from '../deps';
+import { attemptDelivery } from './delivery';
+import { RetryLater } from './retry-later';
 
 /** A delivery that met an unavailable database is tried again after this, plus up to as much jitter. */
 const DATABASE_RETRY_MS = 1000;
@@ -15,7 +16,7 @@ const SLOT_WAIT_MS = 100;
  * slots stay busy past a short wait steps aside (runs again a moment later), so a slow or dead receiver never holds
  * the slots other endpoints need, while a fast one keeps its deliveries flowing.
  */
-export const webhookDelivery: JobHandler<'webhookDelivery'> = async ({ deps, payload }) => {
+export const webhookDelivery: JobHandler<DeliveryJobDeps, 'webhookDelivery'> = async ({ deps, payload }) => {
   const { deliveryId, endpointId } = payload;
   if (!(await deps.endpointSlots.acquire(endpointId, SLOT_WAIT_MS))) {
     throw new RunLater(500 + Math.floor(Math.random() * 500), 'endpoint slots busy');

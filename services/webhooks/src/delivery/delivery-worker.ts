@@ -1,10 +1,10 @@
 import type { Config } from '@pps/shared/config';
 import type { Logger } from '@pps/shared/logger';
-import { queues } from '@pps/shared/queues';
+import { jobProcessor, queues } from '@pps/shared/queues';
 import { Worker } from 'bullmq';
 import type Redis from 'ioredis';
-import type { JobDeps } from '../jobs/job-handler';
-import { jobProcessor } from '../jobs/run-job';
+import type { DeliveryJobDeps } from '../deps';
+import { webhookDelivery } from './delivery-job';
 import { RetryLater } from './retry-later';
 
 /** Jobs of the webhooks queue: retried by BullMQ with our delays; attempts are counted in the database. */
@@ -20,10 +20,15 @@ export const webhookJobOptions = (config: Config) => ({
  * Webhook delivery workers (WEBHOOK_CONCURRENCY at once) running the catalogue's delivery job, whose handler
  * keeps WEBHOOK_ENDPOINT_CONCURRENCY deliveries to one endpoint in flight per process at most.
  */
-export function startDeliveryWorker(input: { deps: JobDeps; connection: Redis; log: Logger; signal: AbortSignal }) {
+export function startDeliveryWorker(input: {
+  deps: DeliveryJobDeps;
+  connection: Redis;
+  log: Logger;
+  signal: AbortSignal;
+}) {
   const { config } = input.deps;
   const log = input.log.child({ module: 'webhook-delivery' });
-  const worker = new Worker(queues.webhooks, jobProcessor(queues.webhooks, { ...input, log }), {
+  const worker = new Worker(queues.webhooks, jobProcessor(queues.webhooks, { webhookDelivery }, { ...input, log }), {
     connection: input.connection,
     prefix: config.QUEUE_PREFIX,
     concurrency: config.WEBHOOK_CONCURRENCY,

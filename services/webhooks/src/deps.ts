@@ -1,0 +1,33 @@
+import type { Config } from '@pps/shared/config';
+import { FieldCipher } from '@pps/shared/crypto';
+import type { Db } from '@pps/shared/db';
+import type { Logger } from '@pps/shared/logger';
+import type { Metrics } from '@pps/shared/metrics';
+import { EndpointSlots } from './delivery/endpoint-slots';
+
+/** What the event pipeline is started with (`startWebhooks`). */
+export type WebhooksDeps = {
+  config: Config;
+  db: Db;
+  log: Logger;
+  metrics?: Metrics;
+};
+
+/** What the delivery jobs of one process share: its deps, the endpoints' secrets' cipher and its endpoint slots. */
+export type DeliveryJobDeps = {
+  config: Config;
+  db: Db;
+  /** Opens the endpoints' signing secrets (encrypted at rest with DATA_ENCRYPTION_KEYS). */
+  cipher: FieldCipher;
+  metrics?: Metrics;
+  /** Webhook deliveries in flight per endpoint in this process. */
+  endpointSlots: EndpointSlots;
+};
+
+export const deliveryJobDeps = (deps: WebhooksDeps): DeliveryJobDeps => ({
+  config: deps.config,
+  db: deps.db,
+  cipher: new FieldCipher(deps.config.DATA_ENCRYPTION_KEYS),
+  metrics: deps.metrics,
+  endpointSlots: new EndpointSlots(deps.config.WEBHOOK_ENDPOINT_CONCURRENCY),
+});

@@ -1,0 +1,42 @@
+import { queues, redisConnection } from '@pps/shared/queues';
+import { Queue } from 'bullmq';
+import Redis from 'ioredis';
+import { startDeliveryWorker, webhookJobOptions } from './delivery/delivery-worker';
+import { deliveryJobDeps, type WebhooksDeps } from './deps';
+import { startOutboxRelay } from './relay/outbox-relay';
+
+/**
+ * Starts the event pipeline of one process (docs/design.md, Webhook delivery): the outbox relay (events fanned out
+ * to delivery rows and enqueued) and the delivery workers (WEBHOOK_CONCURRENCY at once). Safe in several processes:
+ * the relay claims with SKIP LOCKED and a delivery's job id is its own. Redis being down does not stop it: the
+ * deliveries wait in PostgreSQL and the relay enqueues them once it answers. `close` lets the deliveries in flight
+ * finish.
+ */
+export async function startWebhooks(deps: WebhooksDeps) {
+  const log = deps.log.child({ module: 'webhooks' });
+  const stopping = new AbortController();
+  const connection = redisConnection(deps.config.REDIS_URL);
+  // The relay enqueues on a connection that fails fast while Redis is down: its transaction must never wait on
+  // Redis (the deliveries stay in PostgreSQL until the next round).
+  const relayConnection = new Redis(deps.config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  relayConnection.on('error', () => {});
+  const webhooks = new Queue(queues.webhooks, {
+    connection: relayConnection,
+    prefix: deps.config.QUEUE_PREFIX,
+    defaultJobOptions: webhookJobOptions(deps.config),
+  });
+  webhooks.on('error', () => {});
+  const worker = startDeliveryWorker({ deps: deliveryJobDeps(deps), connection, log, signal: stopping.signal });
+  const relay = startOutboxRelay({ config: deps.config, db: deps.db, queue: webhooks, redis: relayConnection, log });
+
+  return {
+    queues: { webhooks },
+    close: async () => {
+      stopping.abort();
+      await relay.close();
+      await worker.close();
+      await webhooks.close();
+      await Promise.all([connection.quit().catch(() => {}), relayConnection.quit().catch(() => {})]);
+    },
+  };
+}
