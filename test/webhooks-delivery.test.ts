@@ -211,6 +211,34 @@ describe('webhook delivery', () => {
   });
 });
 
+describe('delivery metrics', () => {
+  it('counts attempts by outcome, times them, measures commit-to-receipt lag and the oldest event on its way', async () => {
+    const metric = async (pattern: RegExp) => {
+      const text = (await stack.call('GET', '/metrics')).body as string;
+      return Number(text.match(pattern)?.[1] ?? Number.NaN);
+    };
+    const succeeded = /^pps_webhook_deliveries_total\{outcome="succeeded"\} (\d+)/m;
+    const lagCount = /^pps_webhook_delivery_lag_seconds_count (\d+)/m;
+    const attempts = /^pps_webhook_attempt_duration_seconds_count (\d+)/m;
+    const before = { succeeded: (await metric(succeeded)) || 0, lag: (await metric(lagCount)) || 0 };
+
+    const { creds, merchantId, tokenId } = await account();
+    await subscribe(creds, '/metrics');
+    const payment = (await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }))).body.data;
+    await waitFor(() => receiver.at('/metrics'), {
+      until: (list) => list.some((request) => request.body.includes(payment.id)),
+      what: 'the delivery',
+    });
+    await waitFor(() => metric(succeeded), { until: (n) => n >= before.succeeded + 1, what: 'the success counted' });
+    expect(await metric(lagCount)).toBeGreaterThanOrEqual(before.lag + 1);
+    expect(await metric(attempts)).toBeGreaterThanOrEqual(1);
+    // Nothing of this account is on its way any more; what other tests left pending is minutes old at most.
+    const oldest = await metric(/^pps_webhook_oldest_undelivered_seconds (\S+)/m);
+    expect(oldest).toBeGreaterThanOrEqual(0);
+    expect(oldest).toBeLessThan(600);
+  });
+});
+
 describe('no head-of-line blocking', () => {
   let small: TestStack;
   beforeAll(async () => {

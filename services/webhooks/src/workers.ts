@@ -3,6 +3,7 @@ import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { startDeliveryWorker, webhookJobOptions } from './delivery/delivery-worker';
 import { deliveryJobDeps, type WebhooksDeps } from './deps';
+import { registerWebhookMetrics } from './metrics';
 import { startOutboxRelay } from './relay/outbox-relay';
 
 /**
@@ -14,6 +15,7 @@ import { startOutboxRelay } from './relay/outbox-relay';
  */
 export async function startWebhooks(deps: WebhooksDeps) {
   const log = deps.log.child({ module: 'webhooks' });
+  if (deps.metrics) registerWebhookMetrics(deps.metrics, deps.db);
   const stopping = new AbortController();
   const connection = redisConnection(deps.config.REDIS_URL);
   // The relay enqueues on a connection that fails fast while Redis is down: its transaction must never wait on

@@ -50,6 +50,24 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       labelNames: ['status'] as const,
       registers: [registry],
     }),
+    webhookDeliveries: new Counter({
+      name: 'pps_webhook_deliveries_total',
+      help: 'Webhook delivery attempts by outcome: succeeded, retried, failed (for good), skipped (nothing to send)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    webhookAttemptDuration: new Histogram({
+      name: 'pps_webhook_attempt_duration_seconds',
+      help: "Webhook delivery attempts' duration, request to the receiver's answer (or the timeout)",
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    webhookLag: new Histogram({
+      name: 'pps_webhook_delivery_lag_seconds',
+      help: "From an event's commit to its receiver's 2xx, retries included",
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600],
+      registers: [registry],
+    }),
   };
 }
 

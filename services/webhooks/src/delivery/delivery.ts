@@ -1,13 +1,14 @@
 import type { Config } from '@pps/shared/config';
 import type { FieldCipher } from '@pps/shared/crypto';
 import { type Db, schema } from '@pps/shared/db';
+import type { Metrics } from '@pps/shared/metrics';
 import { webhookTargetProblem } from '@pps/shared/webhooks';
 import { eq, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 
 const { events, webhookAttempts, webhookDeliveries, webhookEndpoints } = schema;
 
-export type DeliveryDeps = { config: Config; db: Db; cipher: FieldCipher };
+export type DeliveryDeps = { config: Config; db: Db; cipher: FieldCipher; metrics?: Metrics };
 
 /** What one attempt came to: done (success, 410, endpoint gone, final failure), or try again in `retryInMs`. */
 export type AttemptOutcome =
@@ -57,10 +58,14 @@ export async function attemptDelivery(deps: DeliveryDeps, input: { deliveryId: s
     .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
     .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
     .where(eq(webhookDeliveries.id, input.deliveryId));
-  if (row?.delivery.status !== 'pending') return { kind: 'done', status: 'skipped' };
+  if (row?.delivery.status !== 'pending') {
+    deps.metrics?.webhookDeliveries.inc({ outcome: 'skipped' });
+    return { kind: 'done', status: 'skipped' };
+  }
   const { delivery, endpoint, event } = row;
   if (!endpoint.enabled || endpoint.deletedAt) {
     await finish(deps, delivery.id, 'failed', endpoint.deletedAt ? 'endpoint deleted' : 'endpoint disabled');
+    deps.metrics?.webhookDeliveries.inc({ outcome: 'failed' });
     return { kind: 'done', status: 'failed' };
   }
 
@@ -130,6 +135,9 @@ export async function attemptDelivery(deps: DeliveryDeps, input: { deliveryId: s
       .set({ enabled: false, disabledReason: `The receiver answered 410 Gone on ${now.toISOString()}`, updatedAt: now })
       .where(eq(webhookEndpoints.id, endpoint.id));
   }
+  if (!targetProblem) deps.metrics?.webhookAttemptDuration.observe(latencyMs / 1000);
+  deps.metrics?.webhookDeliveries.inc({ outcome: retryInMs !== null ? 'retried' : ok ? 'succeeded' : 'failed' });
+  if (ok) deps.metrics?.webhookLag.observe((now.getTime() - event.createdAt.getTime()) / 1000);
   if (retryInMs !== null) return { kind: 'retry', retryInMs, reason: error ?? 'not delivered' };
   return { kind: 'done', status: ok ? 'succeeded' : 'failed' };
 }
