@@ -41,6 +41,12 @@ const endpointRow = async (id: string) =>
 const deliveriesOf = (eventId: string) =>
   stack.sql`select * from webhook_deliveries where event_id = ${eventId} order by endpoint_id`;
 
+/** As README's clients call: the four headers, `Content-Type: application/json` included, and no body at all. */
+const bodiless = (path: string, as: Credentials, headers: Record<string, string> = {}, method = 'POST') =>
+  stack.call(method, path, { as, headers: { 'content-type': 'application/json', ...headers } });
+/** No body, then an empty one declared with `Content-Length: 0`. */
+const emptyBodies: Record<string, string>[] = [{}, { 'content-length': '0' }];
+
 describe('POST /webhooks', () => {
   it('creates an endpoint and shows its whsec_ secret, stored only encrypted', async () => {
     const res = await createWebhook(acme, {
@@ -125,6 +131,19 @@ describe('POST /webhooks', () => {
       pointer('description'),
     );
     expect((await createWebhook(acme, { description: 'x'.repeat(500) })).status).toBe(201);
+  });
+
+  it('400 malformed_json for an empty body sent as JSON, as before: its body is required', async () => {
+    const [before] =
+      await stack.sql`select count(*)::int as n from webhook_endpoints where account_id = ${acme.accountId}`;
+    for (const headers of emptyBodies) expectError(await bodiless('/webhooks', acme, headers), 400, 'malformed_json');
+    const id = await webhookId(acme);
+    for (const headers of emptyBodies) {
+      expectError(await bodiless(`/webhooks/${id}`, acme, headers, 'PUT'), 400, 'malformed_json');
+    }
+    const [after] =
+      await stack.sql`select count(*)::int as n from webhook_endpoints where account_id = ${acme.accountId}`;
+    expect(after!.n).toBe(before!.n + 1);
   });
 
   it('400 for a wrong data.type; 401 without credentials', async () => {
@@ -311,6 +330,23 @@ describe('POST /webhooks/{id}/rotate-secret', () => {
     expect(cipher.decrypt(rotated.previous_secret_enc)).toBe(newSecret);
   });
 
+  it('takes the four headers with no body, or Content-Length: 0, as without a Content-Type', async () => {
+    const created = await createWebhook(acme);
+    const id = created.body.data.id;
+    let previous = created.body.data.attributes.secret;
+    for (const headers of emptyBodies) {
+      const res = await bodiless(`/webhooks/${id}/rotate-secret`, acme, headers);
+      expect(res.status).toBe(200);
+      const secret = res.body.data.attributes.secret;
+      expect(secret).toMatch(/^whsec_/);
+      expect(secret).not.toBe(previous);
+      const row = await endpointRow(id);
+      expect(cipher.decrypt(row.secret_enc)).toBe(secret);
+      expect(cipher.decrypt(row.previous_secret_enc)).toBe(previous);
+      previous = secret;
+    }
+  });
+
   it('404 unknown, 403 another account’s (whose secret stays)', async () => {
     expectError(
       await stack.call('POST', `/webhooks/${UNKNOWN_WEBHOOK}/rotate-secret`, { as: acme }),
@@ -378,6 +414,18 @@ describe('POST /webhooks/{id}/test', () => {
     // The second test event of the endpoint comes next in its sequence.
     const second = await stack.call('POST', `/webhooks/${id}/test`, { as: tester });
     expect(second.body.data.attributes.sequence).toBe(2);
+  });
+
+  it('takes the four headers with no body, or Content-Length: 0, as without a Content-Type', async () => {
+    const id = await webhookId(acme, { events: ['webhook.test'] });
+    for (const [index, headers] of emptyBodies.entries()) {
+      const res = await bodiless(`/webhooks/${id}/test`, acme, headers);
+      expect(res.status).toBe(202);
+      expect(res.body.data.attributes).toMatchObject({ type: 'webhook.test', resourceId: id, sequence: index + 1 });
+      const deliveries = await deliveriesOf(res.body.data.id);
+      expect(deliveries).toHaveLength(1);
+      expect(deliveries[0]).toMatchObject({ endpoint_id: id, status: 'pending', attempts: 0 });
+    }
   });
 
   it('422 webhook_disabled for a disabled endpoint; 404 unknown; 403 another account’s', async () => {
@@ -760,6 +808,57 @@ describe('POST /events/{id}/redeliver', () => {
     const [disabled] = await stack.sql`select count(*)::int as n from webhook_deliveries
       where endpoint_id = ${endpoints.disabled}`;
     expect(disabled!.n).toBe(0);
+  });
+
+  describe('with the four headers and no body', () => {
+    let caller: Credentials;
+    let event: string;
+    let endpoint: string;
+    const redeliveriesOf = async () =>
+      (await deliveriesOf(event)).map((row) => ({ endpoint: row.endpoint_id, redeliveries: row.redeliveries }));
+
+    beforeAll(async () => {
+      caller = await stack.createAccount('Bodiless redeliveries');
+      endpoint = await webhookId(caller, { events: ['merchant.created'] });
+      await createMerchant(stack, caller);
+      const [row] = await stack.sql`select id from events where account_id = ${caller.accountId}`;
+      event = row!.id;
+    });
+
+    it('no body, or Content-Length: 0, means every endpoint, as without a Content-Type', async () => {
+      expect(await redeliveriesOf()).toEqual([]);
+      for (const [index, headers] of emptyBodies.entries()) {
+        const res = await bodiless(`/events/${event}/redeliver`, caller, headers);
+        expect(res.status).toBe(202);
+        expect(res.body.data).toHaveLength(1);
+        // Created by the first call, reopened (and counted) by the second.
+        expect(res.body.data[0].attributes).toMatchObject({ endpointId: endpoint, status: 'pending' });
+        expect(await redeliveriesOf()).toEqual([{ endpoint, redeliveries: index }]);
+      }
+    });
+
+    it('a body that is there is still JSON and still validated: malformed or blank 400 malformed_json', async () => {
+      const before = await redeliveriesOf();
+      for (const raw of ['{"data": ', ' ', '\n']) {
+        const res = await stack.call('POST', `/events/${event}/redeliver`, {
+          as: caller,
+          headers: { 'content-type': 'application/json' },
+          raw,
+        });
+        expectError(res, 400, 'malformed_json');
+      }
+      const wrongShape = await stack.call('POST', `/events/${event}/redeliver`, {
+        as: caller,
+        body: { data: { type: 'redeliveries', attributes: { endpointId: 42 } } },
+      });
+      expectError(wrongShape, 400, 'invalid_field', pointer('endpointId'));
+      expect(await redeliveriesOf()).toEqual(before);
+    });
+
+    it('no body still names the event: 404 unknown, 403 another account’s', async () => {
+      expectError(await bodiless(`/events/${UNKNOWN_EVENT}/redeliver`, caller), 404, 'event_not_found');
+      expectError(await bodiless(`/events/${event}/redeliver`, globex), 403, 'event_forbidden');
+    });
   });
 
   it('404 for an unknown event, 403 event_forbidden for another account’s', async () => {

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { deliveryStatuses } from '../db/schema/webhooks';
 import { eventTypes } from '../events/outbox';
+import { optionalBody } from '../http/body';
 import { paginationQuery } from '../http/pagination';
 import { webhookUrlProblem } from '../webhooks/url-guard';
 import {
@@ -383,6 +384,8 @@ export const redeliverEventRoute = createRoute({
     'Without a body (or `{}`, or without endpointId): every existing delivery of the event, plus every enabled endpoint ' +
     'subscribed to its type that has none; deleted and disabled endpoints are left out.',
   security: authenticated,
+  // No body, or `Content-Length: 0`, with or without `Content-Type: application/json`: the same as `{}`.
+  middleware: optionalBody(),
   request: {
     params: eventId,
     body: { required: false, content: { 'application/json': { schema: redeliverBodySchema } } },

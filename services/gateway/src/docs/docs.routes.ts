@@ -11,7 +11,9 @@ export function buildOpenApiDocument(routes: RouteConfig[], serverUrl: string) {
   for (const [name, scheme] of Object.entries(securitySchemes)) {
     registry.openAPIRegistry.registerComponent('securitySchemes', name, scheme);
   }
-  for (const route of routes) registry.openAPIRegistry.registerPath(route);
+  // A route's own middleware (e.g. `optionalBody()`) is the server's business, not the document's: left out, as
+  // `OpenAPIHono.openapi()` leaves it out.
+  for (const { middleware: _middleware, ...route } of routes) registry.openAPIRegistry.registerPath(route);
   return registry.getOpenAPI31Document({
     openapi: '3.1.0',
     info: {

@@ -23,7 +23,8 @@ export function registerEventRoutes(app: ServiceApp, deps: ServiceDeps) {
   });
 
   app.openapi(redeliverEventRoute, async (c) => {
-    // The validator gives `{}` when there is no body: every endpoint, like `{}` or attributes without endpointId.
+    // The validator gives `{}` when there is no body, Content-Type or not (the route's `optionalBody()`): every
+    // endpoint, like `{}` or attributes without endpointId.
     const deliveries = await redeliverEvent({
       ctx: c.get('ctx'),
       input: { id: c.req.valid('param').id, attributes: c.req.valid('json').data?.attributes ?? {} },
