@@ -165,6 +165,50 @@ describe('webhook delivery', () => {
     expect(receiver.at('/gone')).toHaveLength(1);
   });
 
+  it('disables an endpoint that has failed for WEBHOOK_DISABLE_AFTER_DAYS; a success ends a streak', async () => {
+    const streakOf = async (id: string) =>
+      (await stack.sql`select failing_since, enabled, disabled_reason from webhook_endpoints where id = ${id}`)[0]!;
+    const { creds, merchantId, tokenId } = await account();
+    let healthy = false;
+    receiver.answer('/streak', () => ({ status: healthy ? 200 : 500 }));
+    const endpoint = await subscribe(creds, '/streak', ['payment.created']);
+    expect((await streakOf(endpoint.id)).failing_since).toBeNull();
+
+    // A first failure starts the streak; the endpoint stays on.
+    await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }));
+    const started = await waitFor(() => streakOf(endpoint.id), {
+      until: (row) => row.failing_since !== null,
+      what: 'the streak started',
+    });
+    expect(started.enabled).toBe(true);
+    // A success ends it.
+    healthy = true;
+    await waitFor(() => streakOf(endpoint.id), {
+      until: (row) => row.failing_since === null,
+      what: 'the streak ended',
+    });
+
+    // Failing for longer than the setting (5 days): the next failed attempt disables it, with a reason.
+    healthy = false;
+    const since = new Date(Date.now() - 6 * 86_400_000);
+    await stack.sql`update webhook_endpoints set failing_since = ${since.toISOString()} where id = ${endpoint.id}`;
+    await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }));
+    const shown = await waitFor(
+      async () => (await stack.call('GET', `/webhooks/${endpoint.id}`, { as: creds })).body.data.attributes,
+      { until: (attributes) => attributes.enabled === false, what: 'the endpoint disabled' },
+    );
+    expect(shown.disabledReason).toBe(
+      `No delivery has succeeded since ${since.toISOString().slice(0, 19)}Z (WEBHOOK_DISABLE_AFTER_DAYS: 5)`,
+    );
+    // Turned back on, it starts afresh.
+    const enabled = await stack.call('PUT', `/webhooks/${endpoint.id}`, {
+      as: creds,
+      body: { data: { type: 'webhooks', attributes: { enabled: true } } },
+    });
+    expect(enabled.status).toBe(200);
+    expect(await streakOf(endpoint.id)).toMatchObject({ failing_since: null, enabled: true, disabled_reason: null });
+  });
+
   it('signs with both secrets while a rotated one still signs', async () => {
     const { creds, merchantId, tokenId } = await account();
     const endpoint = await subscribe(creds, '/rotated', ['payment.created']);

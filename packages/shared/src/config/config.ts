@@ -180,6 +180,10 @@ export const configSchema = z.object({
   /** BullMQ lock of a delivery job: a worker that dies mid-delivery has its job retried after about twice this. */
   WEBHOOK_JOB_LOCK_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number().min(0).max(168).default(24),
+  /** An endpoint whose every delivery attempt has failed for this long is disabled, with a reason. */
+  WEBHOOK_DISABLE_AFTER_DAYS: z.coerce.number().min(1).max(365).default(5),
+  /** Days an event is kept, with its webhook deliveries and their attempts, once nothing is left to deliver. */
+  EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** How often the outbox relay looks for events when no NOTIFY woke it. */
   OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
 });

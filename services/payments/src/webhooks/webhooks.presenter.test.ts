@@ -11,6 +11,7 @@ const endpoint: WebhookEndpoint = {
   description: null,
   enabled: true,
   disabledReason: null,
+  failingSince: null,
   secretEnc: 'v1.d1.iv.tag.current',
   previousSecretEnc: 'v1.d1.iv.tag.previous',
   previousSecretExpiresAt: at,

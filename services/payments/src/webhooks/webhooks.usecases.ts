@@ -105,7 +105,8 @@ export async function updateWebhook({
   if (attributes.events !== undefined) changes.events = attributes.events;
   if (attributes.description !== undefined) changes.description = descriptionOf(attributes.description);
   if (attributes.enabled !== undefined) changes.enabled = attributes.enabled;
-  if (attributes.enabled === true) changes.disabledReason = null;
+  // Turned back on: a fresh start, its failing streak forgotten (WEBHOOK_DISABLE_AFTER_DAYS counts anew).
+  if (attributes.enabled === true) Object.assign(changes, { disabledReason: null, failingSince: null });
   const endpoint = await updateEndpoint(ctx.db, id, changes);
   if (!endpoint) throw notFound('webhook', id);
   ctx.log.info({ webhookId: id, changed: Object.keys(attributes) }, 'webhook endpoint updated');

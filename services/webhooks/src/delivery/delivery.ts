@@ -16,6 +16,7 @@ export type AttemptOutcome =
   | { kind: 'retry'; retryInMs: number; reason: string };
 
 const EXCERPT = 300;
+const DAY_MS = 86_400_000;
 const excerpt = (text: string) => (text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text);
 
 /** The wait before retry n (1-based) by the schedule, ±20 % jitter; a `Retry-After` given by the receiver wins. */
@@ -118,11 +119,26 @@ export async function attemptDelivery(deps: DeliveryDeps, input: { deliveryId: s
   const now = new Date();
   const status = retryInMs === null ? (ok ? 'succeeded' : 'failed') : 'pending';
   const nextAttemptAt = retryInMs === null ? null : new Date(now.getTime() + retryInMs).toISOString();
-  // The attempt and the delivery's new state in one statement (atomic without a transaction, one round trip).
+  // The attempt, the endpoint's failing streak and the delivery's new state in one statement (atomic without a
+  // transaction, one round trip). The endpoint row is written only when its streak starts, ends, or has lasted
+  // WEBHOOK_DISABLE_AFTER_DAYS: then it is disabled, as a 410 disables it.
+  const disableBefore = new Date(now.getTime() - deps.config.WEBHOOK_DISABLE_AFTER_DAYS * DAY_MS).toISOString();
   await deps.db.execute(sql`
     with attempt as (
       insert into ${webhookAttempts} (delivery_id, attempt, status_code, latency_ms, error)
       values (${delivery.id}, ${attempt}, ${statusCode}, ${latencyMs}, ${error})
+    ), streak as (
+      update ${webhookEndpoints}
+      set failing_since = case when ${ok} then null else coalesce(failing_since, ${now.toISOString()}::timestamptz) end,
+        enabled = enabled and (${ok} or coalesce(failing_since > ${disableBefore}::timestamptz, true)),
+        disabled_reason = case when not ${ok} and failing_since <= ${disableBefore}::timestamptz and enabled
+          then 'No delivery has succeeded since ' || to_char(failing_since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+            || ' (WEBHOOK_DISABLE_AFTER_DAYS: ' || ${deps.config.WEBHOOK_DISABLE_AFTER_DAYS}::text || ')'
+          else disabled_reason end,
+        updated_at = ${now.toISOString()}::timestamptz
+      where id = ${endpoint.id} and (
+        (${ok} and failing_since is not null)
+        or (not ${ok} and (failing_since is null or (enabled and failing_since <= ${disableBefore}::timestamptz))))
     )
     update ${webhookDeliveries}
     set attempts = attempts + 1, last_status_code = ${statusCode}, last_error = ${error}, status = ${status},

@@ -20,6 +20,12 @@ export const webhookEndpoints = pgTable(
     description: text('description'),
     enabled: boolean('enabled').notNull().default(true),
     disabledReason: text('disabled_reason'),
+    /**
+     * Since when every attempt to this endpoint has failed (null while it succeeds, or has had no attempt since it
+     * was made or turned back on): past WEBHOOK_DISABLE_AFTER_DAYS it is disabled. Written by the attempt that
+     * changes it only, so a healthy endpoint costs its deliveries no write.
+     */
+    failingSince: ts('failing_since'),
     secretEnc: text('secret_enc').notNull(),
     previousSecretEnc: text('previous_secret_enc'),
     previousSecretExpiresAt: ts('previous_secret_expires_at'),
