@@ -443,6 +443,101 @@ describe('POST /webhooks/{id}/test', () => {
   });
 });
 
+describe('POST /webhooks/{id}/recover', () => {
+  /** An endpoint with failed deliveries made 3 h, 2 h and 1 h ago, one succeeded and one pending; their ids. */
+  async function withFailures(as: Credentials) {
+    const id = await webhookId(as);
+    const ids: Record<string, string> = {};
+    const rows = [
+      ['old', 'failed', 3],
+      ['middle', 'failed', 2],
+      ['recent', 'failed', 1],
+      ['fine', 'succeeded', 1],
+      ['waiting', 'pending', 1],
+    ] as const;
+    for (const [name, status, hoursAgo] of rows) {
+      const test = await stack.call('POST', `/webhooks/${id}/test`, { as });
+      const eventId = test.body.data.id as string;
+      const at = new Date(Date.now() - hoursAgo * 3_600_000).toISOString();
+      const [row] = await stack.sql`
+        update webhook_deliveries set status = ${status}, attempts = 8, enqueued_at = ${at}, created_at = ${at},
+          completed_at = ${status === 'pending' ? null : at}
+        where event_id = ${eventId} returning id`;
+      ids[name] = row!.id;
+    }
+    return { id, ids };
+  }
+  const statuses = async (ids: Record<string, string>) =>
+    Object.fromEntries(
+      (
+        await stack.sql`select id, status, redeliveries from webhook_deliveries where id in ${stack.sql(Object.values(ids))}`
+      ).map((row) => [Object.keys(ids).find((name) => ids[name] === row.id), `${row.status}/${row.redeliveries}`]),
+    );
+
+  it('reopens the failed deliveries made in the window, wakes the relay, and answers how many', async () => {
+    const { id, ids } = await withFailures(acme);
+    const since = new Date(Date.now() - 150 * 60_000).toISOString(); // 2 h 30 min ago
+    const until = new Date(Date.now() - 90 * 60_000).toISOString(); // 1 h 30 min ago
+    const res = await stack.call('POST', `/webhooks/${id}/recover`, {
+      as: acme,
+      body: { data: { type: 'recoveries', attributes: { since, until } } },
+    });
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({
+      data: { type: 'recoveries', id, attributes: { endpointId: id, since, until, reopened: 1 } },
+    });
+    expect(await statuses(ids)).toEqual({
+      old: 'failed/0',
+      middle: 'pending/1',
+      recent: 'failed/0',
+      fine: 'succeeded/0',
+      waiting: 'pending/0',
+    });
+    const [middle] =
+      await stack.sql`select enqueued_at, completed_at from webhook_deliveries where id = ${ids.middle!}`;
+    expect(middle).toEqual({ enqueued_at: null, completed_at: null }); // for the relay to enqueue
+
+    // `since` alone: from then on.
+    const recent = await stack.call('POST', `/webhooks/${id}/recover`, {
+      as: acme,
+      body: { data: { type: 'recoveries', attributes: { since: until } } },
+    });
+    expect(recent.body.data.attributes).toMatchObject({ since: until, until: null, reopened: 1 });
+  });
+
+  it('takes the four headers with no body, or {}, as the whole window', async () => {
+    const { id, ids } = await withFailures(acme);
+    const res = await bodiless(`/webhooks/${id}/recover`, acme);
+    expect(res.status).toBe(202);
+    expect(res.body.data.attributes).toEqual({ endpointId: id, since: null, until: null, reopened: 3 });
+    expect(Object.values(await statuses(ids)).filter((status) => status === 'pending/1')).toHaveLength(3);
+    const again = await stack.call('POST', `/webhooks/${id}/recover`, { as: acme, body: {} });
+    expect(again.body.data.attributes.reopened).toBe(0); // nothing failed is left
+  });
+
+  it('refuses a bad window, a disabled endpoint and another account’s, reopening nothing', async () => {
+    const { id, ids } = await withFailures(acme);
+    const before = await statuses(ids);
+    const recover = (attributes: Record<string, unknown>, type = 'recoveries', as = acme, target = id) =>
+      stack.call('POST', `/webhooks/${target}/recover`, { as, body: { data: { type, attributes } } });
+    const inverted = expectError(
+      await recover({ since: '2026-11-20T00:00:00Z', until: '2026-11-19T00:00:00Z' }),
+      400,
+      'invalid_date_range',
+      pointer('since'),
+    );
+    expect(inverted.detail).toContain('since');
+    expectError(await recover({ since: 'yesterday' }), 400, 'invalid_field', pointer('since'));
+    expectError(await recover({ until: 42 }), 400, 'invalid_field', pointer('until'));
+    expectError(await recover({}, 'redeliveries'), 400, 'invalid_field', '/data/type');
+    expectError(await recover({}, 'recoveries', globex), 403, 'webhook_forbidden');
+    expectError(await recover({}, 'recoveries', acme, UNKNOWN_WEBHOOK), 404, 'webhook_not_found');
+    await stack.call('PUT', `/webhooks/${id}`, { as: acme, body: webhookBody({ enabled: false }) });
+    expectError(await recover({}), 422, 'webhook_disabled');
+    expect(await statuses(ids)).toEqual(before);
+  });
+});
+
 describe('GET /webhooks/{id}/deliveries', () => {
   it('lists deliveries newest first with their attempt log, oldest attempt first', async () => {
     const owner = await stack.createAccount('Deliveries');
@@ -924,6 +1019,8 @@ describe('OpenAPI document', () => {
     expect(paths['/webhooks/{id}/rotate-secret'].post.requestBody).toBeUndefined();
     expect(paths['/webhooks/{id}/test'].post.requestBody).toBeUndefined();
     expect(paths['/events/{id}/redeliver'].post.requestBody.required).toBe(false);
+    expect(paths['/webhooks/{id}/recover'].post.requestBody.required).toBe(false);
+    expect(Object.keys(paths['/webhooks/{id}/recover'].post.responses)).toContain('202');
     expect(Object.keys(paths['/events/{id}/redeliver'].post.responses)).toContain('202');
     for (const [path, operations] of Object.entries(paths)) {
       if (!/^\/(webhooks|events)/.test(path)) continue;

@@ -209,6 +209,41 @@ describe('webhook delivery', () => {
     expect(await streakOf(endpoint.id)).toMatchObject({ failing_since: null, enabled: true, disabled_reason: null });
   });
 
+  it('recovers after an outage longer than the retries: every failed delivery goes again, and arrives', async () => {
+    const { creds, merchantId, tokenId } = await account();
+    let up = false;
+    const accepted: Received[] = [];
+    receiver.answer('/outage', (_n, request) => {
+      if (up) accepted.push(request);
+      return { status: up ? 200 : 503 };
+    });
+    const endpoint = await subscribe(creds, '/outage', ['payment.created']);
+    const payments = await Promise.all(
+      [1, 2].map(async () => (await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }))).body.data.id),
+    );
+    const statusesOf = async () =>
+      (await stack.sql`select status from webhook_deliveries where endpoint_id = ${endpoint.id}`).map(
+        (row) => row.status,
+      );
+    await waitFor(statusesOf, {
+      until: (statuses) => statuses.length === 2 && statuses.every((status) => status === 'failed'),
+      timeoutMs: 20_000,
+      what: 'both deliveries failed for good',
+    });
+    up = true;
+    const recovered = await stack.call('POST', `/webhooks/${endpoint.id}/recover`, {
+      as: creds,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(recovered.status).toBe(202);
+    expect(recovered.body.data.attributes.reopened).toBe(2);
+    await waitFor(statusesOf, {
+      until: (statuses) => statuses.every((status) => status === 'succeeded'),
+      what: 'both delivered after the recovery',
+    });
+    expect(accepted.map((request) => verified(endpoint.secret, request).data.id).sort()).toEqual([...payments].sort());
+  });
+
   it('signs with both secrets while a rotated one still signs', async () => {
     const { creds, merchantId, tokenId } = await account();
     const endpoint = await subscribe(creds, '/rotated', ['payment.created']);

@@ -134,6 +134,24 @@ export const redeliverBodySchema = z
 
 export type RedeliverInput = NonNullable<z.output<typeof redeliverBodySchema>['data']>['attributes'];
 
+const windowEnd = (description: string) =>
+  z.string().datetime({ offset: true }).optional().openapi({ example: '2026-11-20T00:00:00Z', description });
+
+/** Optional as a whole: no body, `{}`, or attributes without `since` reopen every failed delivery kept. */
+export const recoverBodySchema = z
+  .object({
+    data: requestEnvelope(
+      'recoveries',
+      z.object({
+        since: windowEnd('Deliveries made at or after this instant; without it, from the oldest kept'),
+        until: windowEnd('Deliveries made before this instant; without it, up to now'),
+      }),
+    ).shape.data.optional(),
+  })
+  .openapi('RecoverRequest');
+
+export type RecoverInput = NonNullable<z.output<typeof recoverBodySchema>['data']>['attributes'];
+
 // ── responses ─────────────────────────────────────────────────────────────────
 export const webhookAttributesSchema = z.object({
   url: z.string(),
@@ -332,6 +350,41 @@ export const testWebhookRoute = createRoute({
   },
 });
 
+export const recoverWebhookRoute = createRoute({
+  method: 'post',
+  path: '/webhooks/{id}/recover',
+  operationId: 'recoverWebhook',
+  tags: ['Webhooks'],
+  summary:
+    'Deliver again every failed delivery of the endpoint made in a window (since, until; both optional, and the ' +
+    'body too): after a receiver outage longer than the retries. 202 with how many were reopened. ' +
+    '422 webhook_disabled for a disabled endpoint: turn it back on first.',
+  security: authenticated,
+  // No body, or `Content-Length: 0`, with or without `Content-Type: application/json`: the same as `{}`.
+  middleware: optionalBody(),
+  request: {
+    params: webhookId,
+    body: { required: false, content: { 'application/json': { schema: recoverBodySchema } } },
+  },
+  responses: {
+    202: jsonResponse(
+      "The failed deliveries reopened, queued for delivery (the id is the endpoint's)",
+      z.object({
+        data: resourceSchema(
+          'recoveries',
+          z.object({
+            endpointId: z.string(),
+            since: isoTimestamp.nullable(),
+            until: isoTimestamp.nullable(),
+            reopened: z.number().int().openapi({ description: 'Failed deliveries reopened' }),
+          }),
+        ).openapi('Recovery'),
+      }),
+    ),
+    ...authenticatedBodyErrors(403, 404, 422),
+  },
+});
+
 export const listWebhookDeliveriesRoute = createRoute({
   method: 'get',
   path: '/webhooks/{id}/deliveries',
@@ -408,6 +461,7 @@ export const webhooksRoutes = [
   deleteWebhookRoute,
   rotateWebhookSecretRoute,
   testWebhookRoute,
+  recoverWebhookRoute,
   listWebhookDeliveriesRoute,
   listEventsRoute,
   getEventRoute,

@@ -3,6 +3,7 @@ import { ApiError } from '@pps/shared/http';
 export const webhookPointers = {
   url: '/data/attributes/url',
   endpointId: '/data/attributes/endpointId',
+  since: '/data/attributes/since',
 } as const;
 
 export const webhookErrors = {
@@ -12,6 +13,14 @@ export const webhookErrors = {
       code: 'webhook_disabled',
       detail: `Webhook endpoint ${id} is disabled; enable it (PUT enabled: true) before sending to it`,
       pointer,
+    }),
+  /** POST /webhooks/{id}/recover with `since` after `until`. */
+  invertedWindow: () =>
+    new ApiError({
+      status: 400,
+      code: 'invalid_date_range',
+      detail: 'since must not be after until',
+      pointer: webhookPointers.since,
     }),
   /** In production: the URL's host resolves to a private, link-local or loopback address, or not at all. */
   unsafeTarget: (problem: string) =>

@@ -56,3 +56,22 @@ export const deliveryResource = ({ delivery, eventType, attempts }: DeliveryView
     })),
   },
 });
+
+/** A recovery's answer: how many failed deliveries of the endpoint were reopened, and the window (the id is the endpoint's). */
+export const recoveryDocument = (recovery: {
+  endpointId: string;
+  since: Date | null;
+  until: Date | null;
+  reopened: number;
+}) => ({
+  data: {
+    type: 'recoveries' as const,
+    id: recovery.endpointId,
+    attributes: {
+      endpointId: recovery.endpointId,
+      since: recovery.since?.toISOString() ?? null,
+      until: recovery.until?.toISOString() ?? null,
+      reopened: recovery.reopened,
+    },
+  },
+});

@@ -4,13 +4,20 @@ import {
   getWebhookRoute,
   listWebhookDeliveriesRoute,
   listWebhooksRoute,
+  recoverWebhookRoute,
   rotateWebhookSecretRoute,
   testWebhookRoute,
   updateWebhookRoute,
 } from '@pps/shared/contract';
 import { list, type ServiceApp, type ServiceDeps } from '@pps/shared/http';
 import { eventDocument } from '../events/events.presenter';
-import { deliveryResource, webhookDocument, webhookDocumentWithSecret, webhookResource } from './webhooks.presenter';
+import {
+  deliveryResource,
+  recoveryDocument,
+  webhookDocument,
+  webhookDocumentWithSecret,
+  webhookResource,
+} from './webhooks.presenter';
 import { createSecretCipher } from './webhooks.repository';
 import {
   createWebhook,
@@ -18,6 +25,7 @@ import {
   getWebhook,
   listAccountWebhooks,
   listWebhookDeliveries,
+  recoverWebhook,
   rotateWebhookSecret,
   sendTestEvent,
   updateWebhook,
@@ -72,6 +80,13 @@ export function registerWebhookRoutes(app: ServiceApp, deps: ServiceDeps) {
   app.openapi(testWebhookRoute, async (c) => {
     const event = await sendTestEvent({ ctx: c.get('ctx'), input: c.req.valid('param') });
     return c.json(eventDocument(baseUrl, event), 202);
+  });
+
+  app.openapi(recoverWebhookRoute, async (c) => {
+    // No body, or `{}`: the whole window (the route's `optionalBody()`).
+    const attributes = c.req.valid('json').data?.attributes ?? {};
+    const recovery = await recoverWebhook({ ctx: c.get('ctx'), input: { ...c.req.valid('param'), attributes } });
+    return c.json(recoveryDocument(recovery), 202);
   });
 
   app.openapi(listWebhookDeliveriesRoute, async (c) => {

@@ -1,11 +1,11 @@
-import type { WebhookCreateInput, WebhookUpdateInput } from '@pps/shared/contract';
+import type { RecoverInput, WebhookCreateInput, WebhookUpdateInput } from '@pps/shared/contract';
 import type { FieldCipher } from '@pps/shared/crypto';
 import { withTransaction } from '@pps/shared/db';
 import { writeEvent } from '@pps/shared/events';
 import { notFound, ownedBy, type ServiceContext, wallClockNow } from '@pps/shared/http';
 import { isId, newId } from '@pps/shared/ids';
 import { newWebhookSecret, webhookTargetProblem } from '@pps/shared/webhooks';
-import { type DeliveryView, insertDelivery, listEndpointDeliveries } from '@pps/webhooks';
+import { type DeliveryView, insertDelivery, listEndpointDeliveries, reopenFailedDeliveries } from '@pps/webhooks';
 import { type EventRow, findEvent, markRelayed, notifyOutbox } from '../events/events.repository';
 import { webhookErrors } from './webhooks.errors';
 import { webhookResource } from './webhooks.presenter';
@@ -196,4 +196,34 @@ export async function listWebhookDeliveries({
 }): Promise<{ rows: DeliveryView[]; total: number }> {
   const endpoint = await ownedEndpoint(ctx, input.id);
   return listEndpointDeliveries(ctx.db, { endpointId: endpoint.id, limit: input.limit, offset: input.offset });
+}
+
+/**
+ * POST /webhooks/{id}/recover: every failed delivery of an enabled endpoint made in the window reopened (after an
+ * outage longer than the retries), in one transaction that wakes the relay on commit. `since` after `until` is a
+ * 400 at `since`; a disabled endpoint is 422 (its deliveries would only fail again).
+ */
+export async function recoverWebhook({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: { id: string; attributes: RecoverInput };
+}): Promise<{ endpointId: string; since: Date | null; until: Date | null; reopened: number }> {
+  const since = input.attributes.since ? new Date(input.attributes.since) : null;
+  const until = input.attributes.until ? new Date(input.attributes.until) : null;
+  if (since && until && since.getTime() > until.getTime()) throw webhookErrors.invertedWindow();
+  return withTransaction(ctx.db, async (tx) => {
+    const endpoint = await ownedEndpoint({ ...ctx, db: tx }, input.id);
+    if (!endpoint.enabled) throw webhookErrors.disabled(endpoint.id);
+    const reopened = await reopenFailedDeliveries(tx, {
+      endpointId: endpoint.id,
+      since: since ?? undefined,
+      until: until ?? undefined,
+      now: wallClockNow(ctx),
+    });
+    if (reopened > 0) await notifyOutbox(tx);
+    ctx.log.info({ webhookId: endpoint.id, since, until, reopened }, 'failed deliveries reopened');
+    return { endpointId: endpoint.id, since, until, reopened };
+  });
 }

@@ -1,6 +1,6 @@
 import { type DbOrTx, schema } from '@pps/shared/db';
 import { newId } from '@pps/shared/ids';
-import { asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 
 const { events, webhookAttempts, webhookDeliveries } = schema;
 
@@ -68,6 +68,37 @@ export async function reopenDeliveries(
       },
     })
     .returning();
+}
+
+/**
+ * `POST /webhooks/{id}/recover`: every `failed` delivery of the endpoint made in the window (`since` ≤ created <
+ * `until`, either end open) reopened as redelivery reopens one, in one statement along the endpoint's
+ * `(endpoint_id, created_at)` index. Returns how many; the caller wakes the relay, which enqueues them.
+ */
+export async function reopenFailedDeliveries(
+  db: DbOrTx,
+  input: { endpointId: string; since?: Date; until?: Date; now: Date },
+): Promise<number> {
+  const reopened = await db
+    .update(webhookDeliveries)
+    .set({
+      status: 'pending',
+      enqueuedAt: null,
+      redeliveries: sql`${webhookDeliveries.redeliveries} + 1`,
+      completedAt: null,
+      nextAttemptAt: null,
+      updatedAt: input.now,
+    })
+    .where(
+      and(
+        eq(webhookDeliveries.endpointId, input.endpointId),
+        eq(webhookDeliveries.status, 'failed'),
+        input.since ? gte(webhookDeliveries.createdAt, input.since) : undefined,
+        input.until ? lt(webhookDeliveries.createdAt, input.until) : undefined,
+      ),
+    )
+    .returning({ id: webhookDeliveries.id });
+  return reopened.length;
 }
 
 /** The attempts of these deliveries, oldest first, by delivery. */
