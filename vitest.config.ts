@@ -8,7 +8,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
  */
 
 /** Tests beside the code that talk to PostgreSQL: they run in `api`, with the template database. */
-const besideCodeWithDatabase = ['packages/shared/src/db/**/*.test.ts'];
+const besideCodeWithDatabase = ['packages/shared/src/db/**/*.test.ts', 'services/webhooks/src/**/*.test.ts'];
 
 /** The files of `slow`: the fuzz suite, the browser, the build, and every file that starts processes of its own. */
 const slow = [

@@ -365,6 +365,45 @@ describe('no head-of-line blocking', () => {
   });
 });
 
+describe('retention', () => {
+  it('runs hourly; removes events past EVENT_RETENTION_DAYS and their deliveries, and GET answers 404', async () => {
+    const queue = stack.webhooks!.queues.webhooks;
+    const schedulers = await waitFor(() => queue.getJobSchedulers(), {
+      until: (list) => list.some((scheduler) => scheduler.key === jobs.eventRetention.name),
+      what: 'the retention scheduler',
+    });
+    expect(schedulers.find((scheduler) => scheduler.key === jobs.eventRetention.name)?.every).toBe(3_600_000);
+
+    const { creds, merchantId, tokenId } = await account();
+    const endpoint = await subscribe(creds, '/retention', ['payment.created']);
+    const payments = await Promise.all(
+      [1, 2].map(async () => (await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }))).body.data.id),
+    );
+    const eventIds = (
+      await stack.sql`select id from events where resource_id in ${stack.sql(payments)} order by resource_id`
+    ).map((row) => row.id as string);
+    await waitFor(() => Promise.all(eventIds.map((id) => deliveryOf(id, endpoint.id))), {
+      until: (rows) => rows.every((row) => row?.status === 'succeeded'),
+      what: 'both delivered',
+    });
+    // The first event as it would be 31 days on (the default keeps 30): its id and time from then, as a copy.
+    const monthAgo = Date.now() - 31 * 86_400_000;
+    const oldId = newId('event', monthAgo);
+    await stack.sql`
+      update events set id = ${oldId}, created_at = ${new Date(monthAgo).toISOString()} where id = ${eventIds[0]!}`;
+    await stack.sql`update webhook_deliveries set event_id = ${oldId} where event_id = ${eventIds[0]!}`;
+    eventIds[0] = oldId;
+    const run = await queue.add(jobs.eventRetention.name, {});
+    await waitFor(() => run.getState(), { until: (state) => state === 'completed', what: 'the retention run' });
+
+    const old = await stack.call('GET', `/events/${eventIds[0]}`, { as: creds });
+    expect(old.status).toBe(404);
+    expect(await stack.sql`select 1 from webhook_deliveries where event_id = ${eventIds[0]!}`).toHaveLength(0);
+    expect((await stack.call('GET', `/events/${eventIds[1]}`, { as: creds })).status).toBe(200);
+    expect(await deliveryOf(eventIds[1]!, endpoint.id)).toMatchObject({ status: 'succeeded' });
+  });
+});
+
 describe('the stale sweep', () => {
   it('gives a pending delivery whose job BullMQ gave up on a new job, and it is delivered', async () => {
     const { creds, merchantId, tokenId } = await account();

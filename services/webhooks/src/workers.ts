@@ -1,10 +1,12 @@
-import { queues, redisConnection } from '@pps/shared/queues';
+import { jobs, queues, redisConnection } from '@pps/shared/queues';
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { startDeliveryWorker, webhookJobOptions } from './delivery/delivery-worker';
 import { deliveryJobDeps, type WebhooksDeps } from './deps';
 import { registerWebhookMetrics } from './metrics';
 import { startOutboxRelay } from './relay/outbox-relay';
+
+const RETENTION_EVERY_MS = 60 * 60 * 1000;
 
 /**
  * Starts the event pipeline of one process (docs/design.md, Webhook delivery): the outbox relay (events fanned out
@@ -30,6 +32,17 @@ export async function startWebhooks(deps: WebhooksDeps) {
   webhooks.on('error', () => {});
   const worker = startDeliveryWorker({ deps: deliveryJobDeps(deps), connection, log, signal: stopping.signal });
   const relay = startOutboxRelay({ config: deps.config, db: deps.db, queue: webhooks, redis: relayConnection, log });
+  // Retention hourly, upserted at start and whenever Redis comes back (idempotent: every replica may do it).
+  const upsertRetention = () =>
+    webhooks
+      .upsertJobScheduler(
+        jobs.eventRetention.name,
+        { every: RETENTION_EVERY_MS },
+        { name: jobs.eventRetention.name, data: {}, opts: { attempts: 1 } },
+      )
+      .catch((error) => log.warn({ err: (error as Error).message }, 'retention scheduler not registered yet'));
+  void upsertRetention();
+  relayConnection.on('ready', () => void upsertRetention());
 
   return {
     queues: { webhooks },

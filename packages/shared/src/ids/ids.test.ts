@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isId, newId } from './ids';
+import { idTimeBound, isId, newId } from './ids';
 
 describe('ids', () => {
   it('are prefixed, unique and sort by creation time', () => {
@@ -25,5 +25,15 @@ describe('ids', () => {
     expect(isId('token', newId('payment'))).toBe(false);
     expect(isId('token', 'tok_short')).toBe(false);
     expect(isId('token', 'tok_ILOU0000000000000000000000')).toBe(false);
+  });
+
+  it('idTimeBound sorts after every id made before its instant and before every one made from it on', () => {
+    const at = 1_700_000_000_000;
+    const bound = idTimeBound('event', new Date(at));
+    for (let i = 0; i < 200; i++) {
+      expect(newId('event', at - 1) < bound).toBe(true);
+      expect(newId('event', at) > bound).toBe(true);
+      expect(newId('event', at + 1) > bound).toBe(true);
+    }
   });
 });

@@ -37,6 +37,12 @@ export function newId(kind: IdKind, now: number = Date.now()): string {
   return `${idPrefixes[kind]}_${base32(now, 10)}${base32(sequence.count, 4)}${randomChars()}`;
 }
 
+/**
+ * A text that sorts after every id of `kind` made before `at` and before every one made from `at` on (the prefix and
+ * the time part alone): a range of ids by time, for a scan along a primary key.
+ */
+export const idTimeBound = (kind: IdKind, at: Date): string => `${idPrefixes[kind]}_${base32(at.getTime(), 10)}`;
+
 const COUNTER_RANGE = 2 ** 20;
 const sequence = { time: -1, count: 0 };
 

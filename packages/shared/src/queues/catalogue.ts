@@ -46,6 +46,12 @@ export const jobs = {
     name: 'webhook-delivery',
     payload: z.object({ deliveryId: z.string(), endpointId: z.string() }).strict(),
   },
+  /** Events and their deliveries past EVENT_RETENTION_DAYS removed, in batches (the webhooks service owns them). */
+  eventRetention: {
+    queue: queues.webhooks,
+    name: 'event-retention',
+    payload: z.object({}).strict(),
+  },
 } as const;
 
 export type JobName = keyof typeof jobs;

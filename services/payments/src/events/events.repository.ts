@@ -6,8 +6,17 @@ const { events, unrelayedEvents } = schema;
 
 export type EventRow = schema.EventRow;
 
-export async function findEvent(db: DbOrTx, id: string): Promise<EventRow | undefined> {
-  const [row] = await db.select().from(events).where(eq(events.id, id));
+/**
+ * An event by id. `keep`: held with `FOR KEY SHARE` until the caller's transaction ends, so retention (which locks
+ * what it removes, skipping locked rows) cannot remove it under a redelivery being made of it.
+ */
+export async function findEvent(
+  db: DbOrTx,
+  id: string,
+  options: { keep?: boolean } = {},
+): Promise<EventRow | undefined> {
+  const query = db.select().from(events).where(eq(events.id, id));
+  const [row] = options.keep ? await query.for('key share') : await query;
   return row;
 }
 

@@ -8,9 +8,12 @@ import { redeliveryTargets } from '../webhooks/webhooks.repository';
 import { ownedEndpoint } from '../webhooks/webhooks.usecases';
 import { type EventRow, findEvent, listEvents, notifyOutbox } from './events.repository';
 
-/** An event of the caller's account: 404 unknown (or not an event id), 403 another account's. */
-async function ownedEvent(ctx: ServiceContext, id: string): Promise<EventRow> {
-  const event = isId('event', id) ? await findEvent(ctx.db, id) : undefined;
+/**
+ * An event of the caller's account: 404 unknown (or not an event id), 403 another account's. `keep`: locked for the
+ * caller's transaction (`findEvent`).
+ */
+async function ownedEvent(ctx: ServiceContext, id: string, options: { keep?: boolean } = {}): Promise<EventRow> {
+  const event = isId('event', id) ? await findEvent(ctx.db, id, options) : undefined;
   return ownedBy(event, ctx, 'event', id);
 }
 
@@ -43,7 +46,8 @@ export async function redeliverEvent({
 }): Promise<DeliveryView[]> {
   return withTransaction(ctx.db, async (tx) => {
     const txCtx = { ...ctx, db: tx };
-    const event = await ownedEvent(txCtx, input.id);
+    // Kept for the transaction: retention never removes an event a redelivery is being made of.
+    const event = await ownedEvent(txCtx, input.id, { keep: true });
     let endpointIds: string[];
     if (input.attributes.endpointId !== undefined) {
       const pointer = webhookPointers.endpointId;

@@ -4,6 +4,7 @@ import { jobProcessor, queues } from '@pps/shared/queues';
 import { Worker } from 'bullmq';
 import type Redis from 'ioredis';
 import type { DeliveryJobDeps } from '../deps';
+import { eventRetention } from '../retention/retention-job';
 import { webhookDelivery } from './delivery-job';
 import { RetryLater } from './retry-later';
 
@@ -17,8 +18,8 @@ export const webhookJobOptions = (config: Config) => ({
 });
 
 /**
- * Webhook delivery workers (WEBHOOK_CONCURRENCY at once) running the catalogue's delivery job, whose handler
- * keeps WEBHOOK_ENDPOINT_CONCURRENCY deliveries to one endpoint in flight per process at most.
+ * The webhooks queue's workers (WEBHOOK_CONCURRENCY at once): the catalogue's delivery job, whose handler keeps
+ * WEBHOOK_ENDPOINT_CONCURRENCY deliveries to one endpoint in flight per process at most, and the hourly retention.
  */
 export function startDeliveryWorker(input: {
   deps: DeliveryJobDeps;
@@ -28,20 +29,24 @@ export function startDeliveryWorker(input: {
 }) {
   const { config } = input.deps;
   const log = input.log.child({ module: 'webhook-delivery' });
-  const worker = new Worker(queues.webhooks, jobProcessor(queues.webhooks, { webhookDelivery }, { ...input, log }), {
-    connection: input.connection,
-    prefix: config.QUEUE_PREFIX,
-    concurrency: config.WEBHOOK_CONCURRENCY,
-    // The lock is renewed while a delivery runs (up to WEBHOOK_TIMEOUT_MS); a dead worker's job is retried
-    // once the lock lapses and the stalled check sees it.
-    lockDuration: config.WEBHOOK_JOB_LOCK_MS,
-    stalledInterval: config.WEBHOOK_JOB_LOCK_MS,
-    maxStalledCount: 3,
-    settings: {
-      backoffStrategy: (_attempts: number, _type?: string, error?: Error) =>
-        error instanceof RetryLater ? error.delayMs : 1000,
+  const worker = new Worker(
+    queues.webhooks,
+    jobProcessor(queues.webhooks, { webhookDelivery, eventRetention }, { ...input, log }),
+    {
+      connection: input.connection,
+      prefix: config.QUEUE_PREFIX,
+      concurrency: config.WEBHOOK_CONCURRENCY,
+      // The lock is renewed while a delivery runs (up to WEBHOOK_TIMEOUT_MS); a dead worker's job is retried
+      // once the lock lapses and the stalled check sees it.
+      lockDuration: config.WEBHOOK_JOB_LOCK_MS,
+      stalledInterval: config.WEBHOOK_JOB_LOCK_MS,
+      maxStalledCount: 3,
+      settings: {
+        backoffStrategy: (_attempts: number, _type?: string, error?: Error) =>
+          error instanceof RetryLater ? error.delayMs : 1000,
+      },
     },
-  });
+  );
   worker.on('error', (error) => log.warn({ err: error.message }, 'worker error'));
   return worker;
 }
