@@ -3,6 +3,8 @@ import { FieldCipher } from '@pps/shared/crypto';
 import type { Db } from '@pps/shared/db';
 import type { Logger } from '@pps/shared/logger';
 import type { Metrics } from '@pps/shared/metrics';
+import type { Agent } from 'undici';
+import { type DeliveryIo, deliveryIo, receiverAgent } from './delivery/delivery';
 import { EndpointSlots } from './delivery/endpoint-slots';
 
 /** What the event pipeline is started with (`startWebhooks`). */
@@ -22,12 +24,19 @@ export type DeliveryJobDeps = {
   metrics?: Metrics;
   /** Webhook deliveries in flight per endpoint in this process. */
   endpointSlots: EndpointSlots;
+  /** Deliveries' loads and attempts' records, batched across the jobs running at once. */
+  io: DeliveryIo;
+  /** The process's keep-alive connections to receivers. */
+  agent: Agent;
 };
 
-export const deliveryJobDeps = (deps: WebhooksDeps): DeliveryJobDeps => ({
-  config: deps.config,
-  db: deps.db,
-  cipher: new FieldCipher(deps.config.DATA_ENCRYPTION_KEYS),
-  metrics: deps.metrics,
-  endpointSlots: new EndpointSlots(deps.config.WEBHOOK_ENDPOINT_CONCURRENCY),
-});
+export function deliveryJobDeps(deps: WebhooksDeps): DeliveryJobDeps {
+  const base = {
+    config: deps.config,
+    db: deps.db,
+    cipher: new FieldCipher(deps.config.DATA_ENCRYPTION_KEYS),
+    metrics: deps.metrics,
+    agent: receiverAgent(),
+  };
+  return { ...base, endpointSlots: new EndpointSlots(deps.config.WEBHOOK_ENDPOINT_CONCURRENCY), io: deliveryIo(base) };
+}

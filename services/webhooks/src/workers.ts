@@ -30,7 +30,8 @@ export async function startWebhooks(deps: WebhooksDeps) {
     defaultJobOptions: webhookJobOptions(deps.config),
   });
   webhooks.on('error', () => {});
-  const worker = startDeliveryWorker({ deps: deliveryJobDeps(deps), connection, log, signal: stopping.signal });
+  const jobDeps = deliveryJobDeps(deps);
+  const worker = startDeliveryWorker({ deps: jobDeps, connection, log, signal: stopping.signal });
   const relay = startOutboxRelay({ config: deps.config, db: deps.db, queue: webhooks, redis: relayConnection, log });
   // Retention hourly, upserted at start and whenever Redis comes back (idempotent: every replica may do it).
   const upsertRetention = () =>
@@ -51,6 +52,7 @@ export async function startWebhooks(deps: WebhooksDeps) {
       await relay.close();
       await worker.close();
       await webhooks.close();
+      await jobDeps.agent.close();
       await Promise.all([connection.quit().catch(() => {}), relayConnection.quit().catch(() => {})]);
     },
   };

@@ -1,14 +1,30 @@
 import type { Config } from '@pps/shared/config';
 import type { FieldCipher } from '@pps/shared/crypto';
-import { type Db, schema } from '@pps/shared/db';
+import { Batcher, type Db, rowMapper, schema, send, texts } from '@pps/shared/db';
 import type { Metrics } from '@pps/shared/metrics';
 import { webhookTargetProblem } from '@pps/shared/webhooks';
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
+import { Agent, request } from 'undici';
+import { z } from 'zod';
 
-const { events, webhookAttempts, webhookDeliveries, webhookEndpoints } = schema;
+const { events, webhookDeliveries, webhookEndpoints } = schema;
 
-export type DeliveryDeps = { config: Config; db: Db; cipher: FieldCipher; metrics?: Metrics };
+export type DeliveryDeps = {
+  config: Config;
+  db: Db;
+  cipher: FieldCipher;
+  metrics?: Metrics;
+  /** The process's connections to receivers (`receiverAgent`), kept alive between deliveries. */
+  agent?: Agent;
+};
+
+/**
+ * Connections to receivers, kept alive between deliveries (a TLS handshake per delivery would cost more than the
+ * delivery). No cap per origin: the endpoint slots cap what is in flight per endpoint, and endpoints sharing a host
+ * (a platform's several, by path) must not wait on each other's connections.
+ */
+export const receiverAgent = () => new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000 });
 
 /** What one attempt came to: done (success, 410, endpoint gone, final failure), or try again in `retryInMs`. */
 export type AttemptOutcome =
@@ -36,132 +52,275 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Math.min(Math.max(0, seconds), 86_400_000);
 }
 
-/** The `webhook-signature` header: the current secret's, and the previous one's while it still signs. */
-function signatures(deps: DeliveryDeps, endpoint: schema.WebhookEndpoint, id: string, at: Date, body: string) {
-  const secrets = [deps.cipher.decrypt(endpoint.secretEnc)];
-  if (endpoint.previousSecretEnc && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > at) {
-    secrets.push(deps.cipher.decrypt(endpoint.previousSecretEnc));
+// ── loading, batched ──────────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * What an attempt needs of its delivery, endpoint and event, for any number of deliveries in one statement. The
+ * payload comes as the text it is stored as, which is the body sent: never parsed and written out again.
+ */
+const LOAD = `
+  select d.id, d.status, d.attempts, d.endpoint_id, d.event_id, e.created_at,
+    e.payload::text as body, w.url, w.enabled, w.deleted_at, w.secret_enc, w.previous_secret_enc,
+    w.previous_secret_expires_at
+  from webhook_deliveries d
+  join webhook_endpoints w on w.id = d.endpoint_id
+  join events e on e.id = d.event_id
+  where d.id = any($1::text[])`;
+
+const loadedRow = rowMapper({
+  id: webhookDeliveries.id,
+  status: webhookDeliveries.status,
+  attempts: webhookDeliveries.attempts,
+  endpointId: webhookDeliveries.endpointId,
+  eventId: webhookDeliveries.eventId,
+  // The event's (the only `created_at` selected).
+  eventCreatedAt: events.createdAt,
+  body: z.string(),
+  url: webhookEndpoints.url,
+  enabled: webhookEndpoints.enabled,
+  deletedAt: webhookEndpoints.deletedAt,
+  secretEnc: webhookEndpoints.secretEnc,
+  previousSecretEnc: webhookEndpoints.previousSecretEnc,
+  previousSecretExpiresAt: webhookEndpoints.previousSecretExpiresAt,
+});
+export type LoadedDelivery = ReturnType<typeof loadedRow>;
+
+// ── recording, batched ────────────────────────────────────────────────────────────────────────────────────────
+
+/** An attempt's result as written: the attempt row, the delivery's new state, and whether it reached a 2xx. */
+export type AttemptRecord = {
+  deliveryId: string;
+  endpointId: string;
+  attempt: number;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  status: 'pending' | 'succeeded' | 'failed';
+  nextAttemptAt: Date | null;
+  completedAt: Date | null;
+  ok: boolean;
+};
+
+/**
+ * Any number of attempts in one statement: their rows, each delivery's new state, and each endpoint's failing
+ * streak, written only when it starts (a failure with none running), ends (a success) or has lasted
+ * WEBHOOK_DISABLE_AFTER_DAYS ($3, with $2 the instant that long ago): then the endpoint is disabled, as a 410
+ * disables it. An endpoint with a success among the batch's attempts counts as succeeding. $1 is now; $4 on, one
+ * text array per column of `item`.
+ */
+const RECORD = `
+  with item as (
+    select id, attempt::int, status_code::int, latency_ms::int, error, status, next_attempt_at::timestamptz,
+      completed_at::timestamptz, endpoint_id, ok::boolean
+    from unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
+      $12::text[], $13::text[])
+      as item(id, attempt, status_code, latency_ms, error, status, next_attempt_at, completed_at, endpoint_id, ok)
+  ), attempt as (
+    insert into webhook_attempts (delivery_id, attempt, status_code, latency_ms, error)
+    select id, attempt, status_code, latency_ms, error from item
+  ), outcome as (
+    select endpoint_id, bool_or(ok) as ok from item group by endpoint_id
+  ), streak as (
+    update webhook_endpoints w
+    set failing_since = case when o.ok then null else coalesce(w.failing_since, $1::timestamptz) end,
+      enabled = w.enabled and (o.ok or coalesce(w.failing_since > $2::timestamptz, true)),
+      disabled_reason = case when not o.ok and w.failing_since <= $2::timestamptz and w.enabled
+        then 'No delivery has succeeded since ' || to_char(w.failing_since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+          || ' (WEBHOOK_DISABLE_AFTER_DAYS: ' || $3::text || ')'
+        else w.disabled_reason end,
+      updated_at = $1::timestamptz
+    from outcome o
+    where w.id = o.endpoint_id and (
+      (o.ok and w.failing_since is not null)
+      or (not o.ok and (w.failing_since is null or (w.enabled and w.failing_since <= $2::timestamptz))))
+  )
+  update webhook_deliveries d
+  set attempts = d.attempts + 1, last_status_code = item.status_code, last_error = item.error, status = item.status,
+    next_attempt_at = item.next_attempt_at, completed_at = item.completed_at, updated_at = $1::timestamptz
+  from item where d.id = item.id`;
+
+/**
+ * A process's reads and writes of deliveries, batched across the jobs running at once (group reads, group commit:
+ * `Batcher`): one statement loads many deliveries' endpoints and events, one records many attempts. A job waits
+ * for its own batch, so an attempt is recorded before its job completes.
+ */
+export function deliveryIo(deps: DeliveryDeps) {
+  const options = { maxBatch: 200, maxWaitMs: 0, maxInFlight: 4 };
+  const loads = new Batcher<string, LoadedDelivery | undefined>(async (ids) => {
+    const rows = (await send(deps.db, LOAD, [ids])).map(loadedRow);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => byId.get(id));
+  }, options);
+  const records = new Batcher<AttemptRecord, void>(async (items) => {
+    const now = new Date();
+    const disableBefore = new Date(now.getTime() - deps.config.WEBHOOK_DISABLE_AFTER_DAYS * DAY_MS);
+    const column = (pick: (item: AttemptRecord) => string | number | boolean | Date | null) =>
+      texts(
+        items.map((item) => {
+          const value = pick(item);
+          return value instanceof Date ? value.toISOString() : typeof value === 'boolean' ? String(value) : value;
+        }),
+      );
+    await send(deps.db, RECORD, [
+      now.toISOString(),
+      disableBefore.toISOString(),
+      String(deps.config.WEBHOOK_DISABLE_AFTER_DAYS),
+      column((item) => item.deliveryId),
+      column((item) => item.attempt),
+      column((item) => item.statusCode),
+      column((item) => item.latencyMs),
+      column((item) => item.error),
+      column((item) => item.status),
+      column((item) => item.nextAttemptAt),
+      column((item) => item.completedAt),
+      column((item) => item.endpointId),
+      column((item) => item.ok),
+    ]);
+    return items.map(() => undefined);
+  }, options);
+  return {
+    load: (deliveryId: string) => loads.submit(deliveryId),
+    record: (attempt: AttemptRecord) => records.submit(attempt),
+  };
+}
+export type DeliveryIo = ReturnType<typeof deliveryIo>;
+
+// ── one attempt ───────────────────────────────────────────────────────────────────────────────────────────────
+
+/** Signers by the encrypted secret they were opened from: a rotation changes the ciphertext, so a new one is made. */
+const signers = new Map<string, Webhook>();
+
+function signerOf(cipher: FieldCipher, secretEnc: string): Webhook {
+  let signer = signers.get(secretEnc);
+  if (!signer) {
+    if (signers.size >= 10_000) signers.clear();
+    signer = new Webhook(cipher.decrypt(secretEnc));
+    signers.set(secretEnc, signer);
   }
-  return secrets.map((secret) => new Webhook(secret).sign(id, at, body)).join(' ');
+  return signer;
+}
+
+/** The `webhook-signature` header: the current secret's, and the previous one's while it still signs. */
+function signatures(deps: DeliveryDeps, loaded: LoadedDelivery, at: Date) {
+  const secrets = [loaded.secretEnc];
+  if (loaded.previousSecretEnc && loaded.previousSecretExpiresAt && loaded.previousSecretExpiresAt > at) {
+    secrets.push(loaded.previousSecretEnc);
+  }
+  return secrets.map((secret) => signerOf(deps.cipher, secret).sign(loaded.eventId, at, loaded.body)).join(' ');
+}
+
+/** What the receiver answered, or why there was no answer. */
+type Sent = {
+  /** False when no request went out (a target refused in production). */
+  requested: boolean;
+  statusCode: number | null;
+  error: string | null;
+  retryAfter: string | null;
+  latencyMs: number;
+};
+
+/**
+ * Sends the delivery (docs/design.md): signed with Standard Webhooks (`webhook-id` is the event id, the same on
+ * every retry), POSTed with a timeout and without following redirects (undici's `request` follows none), over the
+ * process's keep-alive connections. In production the target is checked again first (a host that now resolves
+ * privately is refused). undici's `request` rather than `fetch`: the WHATWG layer of `fetch` (streams, Request and
+ * Response objects) was 39 % of a webhooks process's CPU per delivery (docs/decisions.md).
+ */
+export async function sendDelivery(deps: DeliveryDeps, loaded: LoadedDelivery): Promise<Sent> {
+  const started = performance.now();
+  const targetProblem =
+    deps.config.NODE_ENV === 'production'
+      ? await webhookTargetProblem(loaded.url, { allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE })
+      : null;
+  if (targetProblem)
+    return { requested: false, statusCode: null, error: targetProblem, retryAfter: null, latencyMs: 0 };
+  const at = new Date();
+  try {
+    const response = await request(loaded.url, {
+      method: 'POST',
+      dispatcher: deps.agent,
+      signal: AbortSignal.timeout(deps.config.WEBHOOK_TIMEOUT_MS),
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'pps-webhooks/1',
+        'webhook-id': loaded.eventId,
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': signatures(deps, loaded, at),
+      },
+      body: loaded.body,
+    });
+    const ok = response.statusCode >= 200 && response.statusCode < 300;
+    // Read whole (so the connection goes back to the pool), but only what an error excerpt shows is kept.
+    let text = '';
+    if (ok) await response.body.dump();
+    else text = await response.body.text().catch(() => '');
+    const retryAfter = response.headers['retry-after'];
+    return {
+      requested: true,
+      statusCode: response.statusCode,
+      error: ok ? null : excerpt(`HTTP ${response.statusCode}${text ? `: ${text}` : ''}`),
+      retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
+      latencyMs: Math.round(performance.now() - started),
+    };
+  } catch (failure) {
+    const error =
+      (failure as Error).name === 'TimeoutError'
+        ? `timed out after ${deps.config.WEBHOOK_TIMEOUT_MS} ms`
+        : excerpt(((failure as Error & { cause?: Error }).cause ?? (failure as Error)).message);
+    return {
+      requested: true,
+      statusCode: null,
+      error,
+      retryAfter: null,
+      latencyMs: Math.round(performance.now() - started),
+    };
+  }
 }
 
 /**
- * One attempt of one delivery (docs/design.md): signs the event's payload with Standard Webhooks (`webhook-id` is the
- * event id, the same on every retry), POSTs it with a timeout and without following redirects, records the
- * attempt, and decides: 2xx succeeded; 410 disables the endpoint and fails the delivery; anything else retries
- * by the schedule, or fails for good on the final attempt. A delivery no longer pending, or whose endpoint was
- * deleted or disabled, is skipped, so a job that runs twice does no harm.
+ * What an attempt's answer decides, and the record of it: 2xx succeeded; 410 fails the delivery (its endpoint is
+ * disabled by the caller); anything else retries by the schedule, or fails for good on the final attempt. The
+ * database counts attempts (a job re-enqueued after a Redis loss starts again at zero in BullMQ).
  */
-export async function attemptDelivery(deps: DeliveryDeps, input: { deliveryId: string }): Promise<AttemptOutcome> {
-  const [row] = await deps.db
-    .select({ delivery: webhookDeliveries, endpoint: webhookEndpoints, event: events })
-    .from(webhookDeliveries)
-    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-    .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
-    .where(eq(webhookDeliveries.id, input.deliveryId));
-  if (row?.delivery.status !== 'pending') {
-    deps.metrics?.webhookDeliveries.inc({ outcome: 'skipped' });
-    return { kind: 'done', status: 'skipped' };
-  }
-  const { delivery, endpoint, event } = row;
-  if (!endpoint.enabled || endpoint.deletedAt) {
-    await finish(deps, delivery.id, 'failed', endpoint.deletedAt ? 'endpoint deleted' : 'endpoint disabled');
-    deps.metrics?.webhookDeliveries.inc({ outcome: 'failed' });
-    return { kind: 'done', status: 'failed' };
-  }
-
-  const attempt = delivery.attempts + 1;
-  // The database counts attempts (a job re-enqueued after a Redis loss starts again at zero in BullMQ).
-  const finalAttempt = delivery.attempts >= deps.config.WEBHOOK_RETRY_SCHEDULE_SECONDS.length;
-  const started = performance.now();
-  let statusCode: number | null = null;
-  let error: string | null = null;
-  let retryAfter: string | null = null;
-  const targetProblem =
-    deps.config.NODE_ENV === 'production'
-      ? await webhookTargetProblem(endpoint.url, { allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE })
-      : null;
-  if (targetProblem) error = targetProblem;
-  else {
-    const body = JSON.stringify(event.payload);
-    const at = new Date();
-    try {
-      const response = await fetch(endpoint.url, {
-        method: 'POST',
-        redirect: 'manual',
-        signal: AbortSignal.timeout(deps.config.WEBHOOK_TIMEOUT_MS),
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'pps-webhooks/1',
-          'webhook-id': event.id,
-          'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-          'webhook-signature': signatures(deps, endpoint, event.id, at, body),
-        },
-        body,
-      });
-      statusCode = response.status;
-      retryAfter = response.headers.get('retry-after');
-      const text = await response.text().catch(() => '');
-      if (statusCode < 200 || statusCode >= 300) error = excerpt(`HTTP ${statusCode}${text ? `: ${text}` : ''}`);
-    } catch (failure) {
-      const name = (failure as Error).name;
-      error =
-        name === 'TimeoutError'
-          ? `timed out after ${deps.config.WEBHOOK_TIMEOUT_MS} ms`
-          : excerpt(((failure as Error & { cause?: Error }).cause ?? (failure as Error)).message);
-    }
-  }
-  const latencyMs = Math.round(performance.now() - started);
-  const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
-  const gone = statusCode === 410;
-  const retryInMs = ok || gone || finalAttempt ? null : retryDelayMs(deps.config, attempt, retryAfter);
-
-  const now = new Date();
-  const status = retryInMs === null ? (ok ? 'succeeded' : 'failed') : 'pending';
-  const nextAttemptAt = retryInMs === null ? null : new Date(now.getTime() + retryInMs).toISOString();
-  // The attempt, the endpoint's failing streak and the delivery's new state in one statement (atomic without a
-  // transaction, one round trip). The endpoint row is written only when its streak starts, ends, or has lasted
-  // WEBHOOK_DISABLE_AFTER_DAYS: then it is disabled, as a 410 disables it.
-  const disableBefore = new Date(now.getTime() - deps.config.WEBHOOK_DISABLE_AFTER_DAYS * DAY_MS).toISOString();
-  await deps.db.execute(sql`
-    with attempt as (
-      insert into ${webhookAttempts} (delivery_id, attempt, status_code, latency_ms, error)
-      values (${delivery.id}, ${attempt}, ${statusCode}, ${latencyMs}, ${error})
-    ), streak as (
-      update ${webhookEndpoints}
-      set failing_since = case when ${ok} then null else coalesce(failing_since, ${now.toISOString()}::timestamptz) end,
-        enabled = enabled and (${ok} or coalesce(failing_since > ${disableBefore}::timestamptz, true)),
-        disabled_reason = case when not ${ok} and failing_since <= ${disableBefore}::timestamptz and enabled
-          then 'No delivery has succeeded since ' || to_char(failing_since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
-            || ' (WEBHOOK_DISABLE_AFTER_DAYS: ' || ${deps.config.WEBHOOK_DISABLE_AFTER_DAYS}::text || ')'
-          else disabled_reason end,
-        updated_at = ${now.toISOString()}::timestamptz
-      where id = ${endpoint.id} and (
-        (${ok} and failing_since is not null)
-        or (not ${ok} and (failing_since is null or (enabled and failing_since <= ${disableBefore}::timestamptz))))
-    )
-    update ${webhookDeliveries}
-    set attempts = attempts + 1, last_status_code = ${statusCode}, last_error = ${error}, status = ${status},
-      next_attempt_at = ${nextAttemptAt}::timestamptz, completed_at = ${retryInMs === null ? now.toISOString() : null}::timestamptz,
-      updated_at = ${now.toISOString()}::timestamptz
-    where id = ${delivery.id}`);
-  if (gone) {
-    await deps.db
-      .update(webhookEndpoints)
-      .set({ enabled: false, disabledReason: `The receiver answered 410 Gone on ${now.toISOString()}`, updatedAt: now })
-      .where(eq(webhookEndpoints.id, endpoint.id));
-  }
-  if (!targetProblem) deps.metrics?.webhookAttemptDuration.observe(latencyMs / 1000);
-  deps.metrics?.webhookDeliveries.inc({ outcome: retryInMs !== null ? 'retried' : ok ? 'succeeded' : 'failed' });
-  if (ok) deps.metrics?.webhookLag.observe((now.getTime() - event.createdAt.getTime()) / 1000);
-  if (retryInMs !== null) return { kind: 'retry', retryInMs, reason: error ?? 'not delivered' };
-  return { kind: 'done', status: ok ? 'succeeded' : 'failed' };
+export function decideAttempt(config: Config, loaded: LoadedDelivery, sent: Sent, now = new Date()) {
+  const attempt = loaded.attempts + 1;
+  const finalAttempt = loaded.attempts >= config.WEBHOOK_RETRY_SCHEDULE_SECONDS.length;
+  const ok = sent.statusCode !== null && sent.statusCode >= 200 && sent.statusCode < 300;
+  const gone = sent.statusCode === 410;
+  const retryInMs = ok || gone || finalAttempt ? null : retryDelayMs(config, attempt, sent.retryAfter);
+  const record: AttemptRecord = {
+    deliveryId: loaded.id,
+    endpointId: loaded.endpointId,
+    attempt,
+    statusCode: sent.statusCode,
+    latencyMs: sent.latencyMs,
+    error: sent.error,
+    status: retryInMs === null ? (ok ? 'succeeded' : 'failed') : 'pending',
+    nextAttemptAt: retryInMs === null ? null : new Date(now.getTime() + retryInMs),
+    completedAt: retryInMs === null ? now : null,
+    ok,
+  };
+  const outcome: AttemptOutcome =
+    retryInMs !== null
+      ? { kind: 'retry', retryInMs, reason: sent.error ?? 'not delivered' }
+      : { kind: 'done', status: ok ? 'succeeded' : 'failed' };
+  return { record, outcome, gone };
 }
 
-async function finish(deps: DeliveryDeps, deliveryId: string, status: 'failed', reason: string) {
+/** A delivery whose endpoint was disabled or deleted meanwhile: failed without a request. */
+export async function failWithoutSending(deps: DeliveryDeps, deliveryId: string, reason: string): Promise<void> {
   const now = new Date();
   await deps.db
     .update(webhookDeliveries)
-    .set({ status, lastError: reason, completedAt: now, nextAttemptAt: null, updatedAt: now })
+    .set({ status: 'failed', lastError: reason, completedAt: now, nextAttemptAt: null, updatedAt: now })
     .where(eq(webhookDeliveries.id, deliveryId));
+}
+
+/** The receiver answered 410 Gone: its endpoint is disabled, with the reason. */
+export async function disableGoneEndpoint(deps: DeliveryDeps, endpointId: string): Promise<void> {
+  const now = new Date();
+  await deps.db
+    .update(webhookEndpoints)
+    .set({ enabled: false, disabledReason: `The receiver answered 410 Gone on ${now.toISOString()}`, updatedAt: now })
+    .where(eq(webhookEndpoints.id, endpointId));
 }
