@@ -7,7 +7,7 @@
  * - drizzle's query builder by default;
  * - written out and prepared (`send`, `sendTogether`) only on the hot paths `npm run bench` measures (`POST
  *   /payments`, `GET /payments/{id}`, `POST /auth/token`; test/round-trips.test.ts counts the first two's
- *   statements), where drizzle building each statement's text on every call showed in the profile; a repository
+ *   statements) and `npm run bench:webhooks` measures (a delivery's batched load and record), where drizzle building each statement's text on every call showed in the profile; a repository
  *   reads such a record by id that way everywhere, and its lock is the same statement `FOR UPDATE`;
  * - `db.execute(sql…)` only for what the builder cannot write, with a comment saying which;
  * - raw rows become objects through `rowMapper` (or `tableCodec(table).pick`), never by casting fields;
