@@ -10,6 +10,19 @@ export type WebhookAttempt = schema.WebhookAttempt;
 /** A delivery as shown: the row, its event's type and its attempts, oldest first. */
 export type DeliveryView = { delivery: WebhookDelivery; eventType: string; attempts: WebhookAttempt[] };
 
+/**
+ * A delivery made pending again (a redelivery, a recovery): not enqueued (the relay enqueues it), one more
+ * redelivery (its job id is new), no completion and no retry scheduled; its attempts stay as its history.
+ */
+const reopenedState = (now: Date) => ({
+  status: 'pending' as const,
+  enqueuedAt: null,
+  redeliveries: sql`${webhookDeliveries.redeliveries} + 1`,
+  completedAt: null,
+  nextAttemptAt: null,
+  updatedAt: now,
+});
+
 /** A new pending delivery, not enqueued yet (the relay enqueues it). */
 export async function insertDelivery(
   db: DbOrTx,
@@ -58,14 +71,7 @@ export async function reopenDeliveries(
     )
     .onConflictDoUpdate({
       target: [webhookDeliveries.endpointId, webhookDeliveries.eventId],
-      set: {
-        status: 'pending',
-        enqueuedAt: null,
-        redeliveries: sql`${webhookDeliveries.redeliveries} + 1`,
-        completedAt: null,
-        nextAttemptAt: null,
-        updatedAt: input.now,
-      },
+      set: reopenedState(input.now),
     })
     .returning();
 }
@@ -81,14 +87,7 @@ export async function reopenFailedDeliveries(
 ): Promise<number> {
   const reopened = await db
     .update(webhookDeliveries)
-    .set({
-      status: 'pending',
-      enqueuedAt: null,
-      redeliveries: sql`${webhookDeliveries.redeliveries} + 1`,
-      completedAt: null,
-      nextAttemptAt: null,
-      updatedAt: input.now,
-    })
+    .set(reopenedState(input.now))
     .where(
       and(
         eq(webhookDeliveries.endpointId, input.endpointId),
