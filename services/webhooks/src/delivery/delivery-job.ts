@@ -7,7 +7,7 @@ import { RetryLater } from './retry-later';
 /** A delivery that met an unavailable database is tried again after this, plus up to as much jitter. */
 const DATABASE_RETRY_MS = 1000;
 
-/** How long a delivery waits for a slot of its endpoint before stepping aside (delayed, not failed). */
+/** How long a delivery waits for a slot of a fast endpoint before stepping aside (delayed, not failed). */
 const SLOT_WAIT_MS = 100;
 
 /**
@@ -33,10 +33,15 @@ export const webhookDelivery: JobHandler<DeliveryJobDeps, 'webhookDelivery'> = a
     metrics?.webhookDeliveries.inc({ outcome: 'failed' });
     return;
   }
-  if (!(await deps.endpointSlots.acquire(endpointId, SLOT_WAIT_MS))) {
-    throw new RunLater(500 + Math.floor(Math.random() * 500), 'endpoint slots busy');
+  const slots = deps.endpointSlots;
+  if (!(await slots.acquire(endpointId, slots.waitFor(endpointId, SLOT_WAIT_MS)))) {
+    throw new RunLater(Math.round(slots.stepAsideMs(endpointId)), 'endpoint slots busy');
   }
-  const sent = await sendDelivery(deps, loaded).finally(() => deps.endpointSlots.release(endpointId));
+  const sent = await sendDelivery(deps, loaded).catch((error: unknown) => {
+    slots.release(endpointId);
+    throw error;
+  });
+  slots.release(endpointId, sent.latencyMs);
   const { record, outcome, gone } = decideAttempt(deps.config, loaded, sent);
   await deps.io.record(record).catch(databaseAway);
   if (gone) await disableGoneEndpoint(deps, endpointId).catch(databaseAway);

@@ -1,13 +1,44 @@
+/** Above this typical answer time an endpoint counts as slow: its deliveries step aside at once. */
+const SLOW_MS = 250;
+/** The step-aside delay's bounds. */
+const MIN_DELAY_MS = 500;
+const MAX_DELAY_MS = 60_000;
+
 /**
- * In-flight deliveries per endpoint in this process. `acquire` waits up to `waitMs` for one of `limit` slots: a
- * fast receiver frees slots within milliseconds, so its deliveries queue briefly and go on; a slow or dead one
- * keeps its slots, the wait ends, and the caller steps aside instead of holding a worker slot.
+ * In-flight deliveries per endpoint in this process, and how long each endpoint takes to answer. `acquire` waits
+ * up to `waitMs` for one of `limit` slots: a fast receiver frees slots within milliseconds, so its deliveries queue
+ * briefly and go on. A slow or dead one keeps its slots: its deliveries wait for none (`waitFor`) and step aside for
+ * a time that grows with its answer time (`stepAsideMs`), so its backlog neither holds worker slots nor comes back
+ * through the queue faster than the endpoint can take it, and other endpoints' deliveries keep flowing.
  */
 export class EndpointSlots {
   private readonly busy = new Map<string, number>();
   private readonly waiters = new Map<string, (() => void)[]>();
+  /** A moving average of each endpoint's answer time, in ms (timeouts and errors included). */
+  private readonly answerMs = new Map<string, number>();
+  /** Since when each endpoint's slots have all been busy with no answer freeing one (before any answer is timed). */
+  private readonly fullSince = new Map<string, number>();
 
   constructor(private readonly limit: number) {}
+
+  /** How long a delivery to the endpoint may wait for a slot: `waitMs`, or none for a slow endpoint. */
+  waitFor(endpointId: string, waitMs: number): number {
+    return this.typicalMs(endpointId) > SLOW_MS ? 0 : waitMs;
+  }
+
+  /** How long a delivery that found no slot steps aside: about four answer times, jittered, within bounds. */
+  stepAsideMs(endpointId: string): number {
+    return Math.min(MAX_DELAY_MS, Math.max(MIN_DELAY_MS, this.typicalMs(endpointId) * 4) * (1 + Math.random()));
+  }
+
+  /**
+   * The endpoint's answer time as known: its average, or, while its slots have all been busy with no answer yet, how
+   * long that has lasted (a receiver that hangs from its first request is slow before any request ends).
+   */
+  private typicalMs(endpointId: string): number {
+    const full = this.fullSince.get(endpointId);
+    return Math.max(this.answerMs.get(endpointId) ?? 0, full === undefined ? 0 : Date.now() - full);
+  }
 
   async acquire(endpointId: string, waitMs: number): Promise<boolean> {
     const deadline = Date.now() + waitMs;
@@ -24,11 +55,21 @@ export class EndpointSlots {
         this.waiters.set(endpointId, queue);
       });
     }
-    this.busy.set(endpointId, (this.busy.get(endpointId) ?? 0) + 1);
+    const busy = (this.busy.get(endpointId) ?? 0) + 1;
+    this.busy.set(endpointId, busy);
+    if (busy >= this.limit && !this.fullSince.has(endpointId)) this.fullSince.set(endpointId, Date.now());
     return true;
   }
 
-  release(endpointId: string): void {
+  /** Frees the slot; `tookMs`, the request's time, feeds the endpoint's answer time. */
+  release(endpointId: string, tookMs?: number): void {
+    if (tookMs !== undefined) {
+      const before = this.answerMs.get(endpointId);
+      this.answerMs.set(endpointId, before === undefined ? tookMs : before * 0.8 + tookMs * 0.2);
+      // Bounded: endpoints no longer delivered to are forgotten, and start again as fast.
+      if (this.answerMs.size > 10_000) this.answerMs.clear();
+    }
+    this.fullSince.delete(endpointId);
     const left = (this.busy.get(endpointId) ?? 1) - 1;
     if (left <= 0) this.busy.delete(endpointId);
     else this.busy.set(endpointId, left);
