@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { createAccount } from '@pps/gateway';
 import { systemClock } from '@pps/shared/clock';
 import { loadConfig } from '@pps/shared/config';
@@ -13,91 +13,114 @@ import { newWebhookSecret } from '@pps/shared/webhooks';
 import { freshDatabase } from './fresh-database';
 
 /**
- * `npm run bench:webhooks`: BENCH_WEBHOOK_EVENTS (default 10,000) events written to the outbox in transactions of
- * 100, delivered by one webhooks process (`services/webhooks/src/main.ts`: relay + delivery workers) to a local
- * receiver subscribed to everything. Reports deliveries per second and the lag from each event's commit to its
- * receipt (p50, p99). A database of its own, made afresh (BENCH_DATABASE_URL, default pps_bench_webhooks).
- * BENCH_WORKER_NODE_ARGS passes Node flags to the worker process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
- * Numbers only: the machine is shared and noisy, nothing here is asserted.
+ * `npm run bench:webhooks`: events written to the outbox (transactions of 100) and delivered by real webhooks
+ * processes (`services/webhooks/src/main.ts`: relay + delivery workers) to local receivers subscribed to everything,
+ * on a database of its own made afresh (BENCH_DATABASE_URL, default pps_bench_webhooks). Four scenarios:
+ * - **burst, 1 process** and **burst, 2 processes**: BENCH_WEBHOOK_EVENTS (10,000) written at once, one endpoint:
+ *   deliveries per second until the last is received, and the ratio of two processes to one;
+ * - **sustained**: BENCH_WEBHOOK_RATE events/s (1,000) for BENCH_WEBHOOK_SECONDS (30), one endpoint, one process;
+ * - **slow neighbour**: the same rate for half as long, split between two accounts whose receivers answer at once
+ *   and after 2 s: the fast endpoint's lag beside the slow one's.
+ * Each reports the commit-to-receipt lag (p50, p99). BENCH_WORKER_NODE_ARGS passes Node flags to the webhooks
+ * processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`). Numbers only: nothing here is asserted.
  */
 const COUNT = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
+const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 1000);
+const SUSTAINED_SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 30);
 const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/pps_bench_webhooks';
 
 await freshDatabase(url); // each run starts from nothing, so one run's rows never slow the next
-
-const config = loadConfig({
-  ...process.env,
-  NODE_ENV: 'test',
-  DATABASE_URL: url,
-  RATE_LIMIT_RPS: '0',
-  AUTH_FAILURE_LIMIT: '0',
-});
+const config = loadConfig({ ...process.env, NODE_ENV: 'test', DATABASE_URL: url });
 const database = createDatabase(url, { max: 4 });
-const account = await createAccount({
-  ctx: { db: database.db, clock: systemClock, log: createLogger({ level: 'warn', name: 'bench' }) },
-  input: { name: `webhook bench ${Date.now()}` },
-});
+const cipher = new FieldCipher(config.DATA_ENCRYPTION_KEYS);
 
+/** Commit times by event id, and each receiver's lags. */
 const committedAt = new Map<string, number>();
-const lags: number[] = [];
-let lastReceipt = 0;
-let done: () => void = () => {};
-const allReceived = new Promise<void>((resolve) => {
-  done = resolve;
-});
-const receiver = createServer((request, response) => {
-  const id = String(request.headers['webhook-id']);
-  request.resume();
-  request.on('end', () => {
-    const now = performance.now();
-    const committed = committedAt.get(id);
-    if (committed !== undefined) {
-      lags.push(now - committed);
-      committedAt.delete(id);
-      lastReceipt = now;
-      if (lags.length === COUNT) done();
-    }
-    response.writeHead(204).end();
+
+type Receiver = {
+  server: Server;
+  url: string;
+  lags: number[];
+  lastReceipt: number;
+  waitFor: (n: number) => Promise<void>;
+};
+
+/** A receiver that answers each delivery after `delayMs`, counting the lag of the first receipt of each event. */
+async function startReceiver(delayMs = 0): Promise<Receiver> {
+  const receiver = { lags: [] as number[], lastReceipt: 0, waiting: [] as { n: number; resolve: () => void }[] };
+  const server = createServer((request, response) => {
+    const id = String(request.headers['webhook-id']);
+    request.resume();
+    request.on('end', () => {
+      const now = performance.now();
+      const committed = committedAt.get(id);
+      if (committed !== undefined) {
+        receiver.lags.push(now - committed);
+        committedAt.delete(id);
+        receiver.lastReceipt = now;
+        receiver.waiting = receiver.waiting.filter((wait) => (receiver.lags.length >= wait.n ? wait.resolve() : true));
+      }
+      setTimeout(() => response.writeHead(204).end(), delayMs);
+    });
   });
-});
-await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-const port = (receiver.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return Object.assign(receiver, {
+    server,
+    url: `http://127.0.0.1:${port}/hooks`,
+    waitFor: (n: number) =>
+      new Promise<void>((resolve) => {
+        if (receiver.lags.length >= n) resolve();
+        else receiver.waiting.push({ n, resolve });
+      }),
+  });
+}
 
-const now = new Date();
-await database.db.insert(schema.webhookEndpoints).values({
-  id: newId('webhook'),
-  accountId: account.account.id,
-  url: `http://127.0.0.1:${port}/hooks`,
-  events: ['*'],
-  secretEnc: new FieldCipher(config.DATA_ENCRYPTION_KEYS).encrypt(newWebhookSecret()),
-  createdAt: now,
-  updatedAt: now,
-});
+/** An account with one endpoint at `receiver`; returns the account id. */
+async function subscribedAccount(receiver: Receiver): Promise<string> {
+  const { account } = await createAccount({
+    ctx: { db: database.db, clock: systemClock, log: createLogger({ level: 'warn', name: 'bench' }) },
+    input: { name: `webhook bench ${randomBytes(3).toString('hex')}` },
+  });
+  const now = new Date();
+  await database.db.insert(schema.webhookEndpoints).values({
+    id: newId('webhook'),
+    accountId: account.id,
+    url: receiver.url,
+    events: ['*'],
+    secretEnc: cipher.encrypt(newWebhookSecret()),
+    createdAt: now,
+    updatedAt: now,
+  });
+  return account.id;
+}
 
-const workerArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof
-const worker = spawn(process.execPath, [...workerArgs, '--import', 'tsx', 'services/webhooks/src/main.ts'], {
-  env: {
-    ...process.env,
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'error',
-    DATABASE_URL: url,
-    QUEUE_PREFIX: `{pps-bench-${randomBytes(3).toString('hex')}}`,
-    RATE_LIMIT_RPS: '0',
-    AUTH_FAILURE_LIMIT: '0',
-  },
-  stdio: 'inherit',
-});
-await new Promise((resolve) => setTimeout(resolve, 5000)); // the relay starts listening
+/** `count` webhooks processes on one queue prefix, each listening once its relay is up. */
+async function startWorkers(count: number): Promise<ChildProcess[]> {
+  const args = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const prefix = `{pps-bench-${randomBytes(3).toString('hex')}}`;
+  const workers = Array.from({ length: count }, () =>
+    spawn(process.execPath, [...args, '--import', 'tsx', 'services/webhooks/src/main.ts'], {
+      env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'error', DATABASE_URL: url, QUEUE_PREFIX: prefix },
+      stdio: 'inherit',
+    }),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 5000)); // the relays start listening
+  return workers;
+}
 
-const started = performance.now();
-for (let offset = 0; offset < COUNT; offset += 100) {
-  const size = Math.min(100, COUNT - offset);
-  const inputs = Array.from({ length: size }, (_, i) => ({
-    accountId: account.account.id,
+const stopWorkers = (workers: ChildProcess[]) =>
+  Promise.all(workers.map((worker) => new Promise((resolve) => worker.once('exit', resolve).kill('SIGTERM'))));
+
+let serial = 0;
+/** Writes `size` events of `accountId` in one transaction and notes their commit time. */
+async function writeBatch(accountId: string, size: number): Promise<void> {
+  const inputs = Array.from({ length: size }, () => ({
+    accountId,
     type: 'payment.completed' as const,
     resource: {
       type: 'payments',
-      id: `pay_bench${offset + i}`,
+      id: `pay_bench${serial++}`,
       attributes: { status: 'completed', transaction: { amount: '1000', currency: 'USD' } },
     },
     previousStatus: 'pending',
@@ -106,18 +129,107 @@ for (let offset = 0; offset < COUNT; offset += 100) {
   const at = performance.now();
   for (const event of written) committedAt.set(event.id, at);
 }
-await allReceived;
-const seconds = (lastReceipt - started) / 1000;
-lags.sort((a, b) => a - b);
-const percentile = (p: number) => lags[Math.min(lags.length - 1, Math.floor((p / 100) * lags.length))]!;
 
-console.log(`\n${COUNT.toLocaleString('en-US')} events, one webhooks process, loopback receiver\n`);
-console.log('| deliveries/s | seconds | lag p50 ms | lag p99 ms |');
-console.log('|---:|---:|---:|---:|');
-console.log(
-  `| ${Math.round(COUNT / seconds).toLocaleString('en-US')} | ${seconds.toFixed(2)} | ${Math.round(percentile(50))} | ${Math.round(percentile(99))} |`,
-);
-await new Promise((resolve) => worker.once('exit', resolve).kill('SIGTERM'));
-receiver.close();
+/** `perSecond` events a second for `seconds`, in ticks of 100 ms, spread round-robin over the accounts. */
+async function writeAtRate(accountIds: string[], perSecond: number, seconds: number): Promise<number> {
+  const perTick = perSecond / 10;
+  const started = performance.now();
+  let written = 0;
+  for (let tick = 0; tick < seconds * 10; tick++) {
+    const due = Math.round((tick + 1) * perTick) - written;
+    await Promise.all(accountIds.map((accountId) => writeBatch(accountId, Math.round(due / accountIds.length))));
+    written += Math.round(due / accountIds.length) * accountIds.length;
+    const wait = started + (tick + 1) * 100 - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+  return written;
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN);
+};
+
+type Row = { scenario: string; deliveries: number; perSecond: number; p50: number; p99: number };
+const rows: Row[] = [];
+
+async function burst(processes: number): Promise<void> {
+  const receiver = await startReceiver();
+  const accountId = await subscribedAccount(receiver);
+  const workers = await startWorkers(processes);
+  const started = performance.now();
+  for (let offset = 0; offset < COUNT; offset += 100) await writeBatch(accountId, Math.min(100, COUNT - offset));
+  await receiver.waitFor(COUNT);
+  const seconds = (receiver.lastReceipt - started) / 1000;
+  rows.push({
+    scenario: `burst of ${COUNT.toLocaleString('en-US')}, ${processes} process${processes > 1 ? 'es' : ''}`,
+    deliveries: COUNT,
+    perSecond: Math.round(COUNT / seconds),
+    p50: percentile(receiver.lags, 50),
+    p99: percentile(receiver.lags, 99),
+  });
+  await stopWorkers(workers);
+  receiver.server.close();
+}
+
+async function sustained(): Promise<void> {
+  const receiver = await startReceiver();
+  const accountId = await subscribedAccount(receiver);
+  const workers = await startWorkers(1);
+  const written = await writeAtRate([accountId], RATE, SUSTAINED_SECONDS);
+  await receiver.waitFor(written);
+  rows.push({
+    scenario: `sustained ${RATE.toLocaleString('en-US')}/s for ${SUSTAINED_SECONDS} s, 1 process`,
+    deliveries: written,
+    perSecond: Math.round(written / SUSTAINED_SECONDS),
+    p50: percentile(receiver.lags, 50),
+    p99: percentile(receiver.lags, 99),
+  });
+  await stopWorkers(workers);
+  receiver.server.close();
+}
+
+async function slowNeighbour(): Promise<void> {
+  const [fast, slow] = await Promise.all([startReceiver(), startReceiver(2000)]);
+  const accounts = [await subscribedAccount(fast), await subscribedAccount(slow)];
+  const workers = await startWorkers(1);
+  const seconds = Math.max(1, Math.round(SUSTAINED_SECONDS / 2));
+  const written = await writeAtRate(accounts, RATE, seconds);
+  await fast.waitFor(written / 2);
+  rows.push({
+    scenario: `sustained ${RATE.toLocaleString('en-US')}/s for ${seconds} s, half to a receiver answering in 2 s: the other half's lag`,
+    deliveries: written / 2,
+    perSecond: Math.round(written / 2 / seconds),
+    p50: percentile(fast.lags, 50),
+    p99: percentile(fast.lags, 99),
+  });
+  // The slow endpoint's deliveries go on at its endpoint's pace; what it received by now, for the record.
+  rows.push({
+    scenario: '… the receiver answering in 2 s, what it received meanwhile',
+    deliveries: slow.lags.length,
+    perSecond: Math.round(slow.lags.length / seconds),
+    p50: percentile(slow.lags, 50),
+    p99: percentile(slow.lags, 99),
+  });
+  await stopWorkers(workers);
+  fast.server.close();
+  slow.server.close();
+}
+
+await burst(1);
+await burst(2);
+await sustained();
+await slowNeighbour();
+
+const [one, two] = rows;
+console.log('\nwebhooks processes on loopback, receivers in this process\n');
+console.log('| scenario | deliveries | deliveries/s | lag p50 ms | lag p99 ms |');
+console.log('|---|---:|---:|---:|---:|');
+for (const row of rows) {
+  console.log(
+    `| ${row.scenario} | ${row.deliveries.toLocaleString('en-US')} | ${row.perSecond.toLocaleString('en-US')} | ${row.p50} | ${row.p99} |`,
+  );
+}
+console.log(`\nTwo processes / one: ${((two?.perSecond ?? 0) / (one?.perSecond ?? 1)).toFixed(2)}×`);
 await database.close();
 process.exit(0);
