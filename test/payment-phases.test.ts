@@ -153,8 +153,8 @@ describe('recovery of payments left processing', () => {
     );
 
   /** A payment whose request died between its phases: its record `processing`, its key without an answer. */
-  async function leftProcessing(crash: 'before' | 'after', amount: string) {
-    const body = tokenv3Body({ merchantId, tokenId, amount, requestId: newRequestId() });
+  async function leftProcessing(crash: 'before' | 'after', amount: string, attributes?: Record<string, unknown>) {
+    const body = tokenv3Body({ merchantId, tokenId, amount, requestId: newRequestId(), attributes });
     processor.crash = crash;
     expect((await postPayment(stack, creds, body)).status).toBe(500);
     const [row] = await stack.sql`select id, status from payments where account_id = ${creds.accountId}
@@ -180,6 +180,22 @@ describe('recovery of payments left processing', () => {
     expect(postings[0]!.postings).toBe(1);
     // Finished once: a second run finds nothing.
     expect(await recover()).toEqual({ recorded: 0, abandoned: 0 });
+  });
+
+  it('records an authorization (capture: false) as the request would have: authorized, its expiry, no posting', async () => {
+    const { body, id } = await leftProcessing('after', '1304', { capture: false });
+    expect(await recover()).toEqual({ recorded: 1, abandoned: 0 });
+    const replay = await postPayment(stack, creds, body);
+    expect(replay.status).toBe(201);
+    const { attributes } = replay.body.data;
+    expect(attributes).toMatchObject({ status: 'authorized', settleAt: null });
+    // Seven days from when it was made, not from when recovery ran.
+    expect(new Date(attributes.authorizationExpiresAt).getTime() - new Date(attributes.createdAt).getTime()).toBe(
+      7 * 86_400_000,
+    );
+    const events = await stack.sql`select type from events where resource_id = ${id}`;
+    expect(events.map((event) => event.type)).toEqual(['payment.authorized']);
+    expect(await stack.sql`select 1 from ledger_entries where payment_id = ${id}`).toHaveLength(0);
   });
 
   it('fails a payment the processor never got (processing_abandoned); the retry gets that answer', async () => {

@@ -108,7 +108,10 @@ export async function recordOutcomes(
       ...decided.columns,
       status: captured ? 'pending' : authorized ? 'authorized' : 'failed',
       settleAt: captured ? settleAtFor(payment.createdAt, settlementDays(ctx.config, payment)) : null,
-      authorizationExpiresAt: authorized ? new Date(now.getTime() + ctx.config.CARD_AUTHORIZATION_DAYS * DAY_MS) : null,
+      // From the authorization's own time (the account's clock when it was made), whoever records the outcome.
+      authorizationExpiresAt: authorized
+        ? new Date(payment.createdAt.getTime() + ctx.config.CARD_AUTHORIZATION_DAYS * DAY_MS)
+        : null,
       failedAt: approved ? null : now,
       updatedAt: now,
     };
