@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { generateSchema, SCHEMA_FILE } from '../scripts/sdk-types';
@@ -27,4 +28,23 @@ describe('the SDK types', () => {
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.status).toBe(0);
   }, 60_000);
+
+  it('build to ESM with declarations (npm run build -w packages/sdk) that Node imports as they are', () => {
+    const build = spawnSync('npm', ['run', 'build', '-w', 'packages/sdk'], { encoding: 'utf8' });
+    expect(build.status, build.stdout + build.stderr).toBe(0);
+    const imported = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const sdk = await import('./packages/sdk/dist/index.js'); console.log(Object.keys(sdk).sort().join(' '))",
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(imported.stderr).toBe('');
+    expect(imported.stdout.trim()).toBe('PpsError WebhookVerificationError createClient verifyWebhook');
+    for (const file of ['index', 'client', 'errors', 'webhooks', 'schema']) {
+      expect(existsSync(`packages/sdk/dist/${file}.d.ts`), file).toBe(true);
+    }
+  }, 90_000);
 });
