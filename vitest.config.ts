@@ -28,6 +28,8 @@ const slow = [
   'test/readme.test.ts',
   'test/listen-host.test.ts',
   'test/compose.test.ts',
+  'test/sdk-example.test.ts',
+  'test/sdk-types.test.ts',
 ];
 
 /** Migrates a template database once per run for the projects that clone it (test/global-setup.ts). */

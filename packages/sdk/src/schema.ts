@@ -1128,7 +1128,7 @@ export interface components {
                      * @default WEB
                      * @enum {string}
                      */
-                    StandardEntryClassCode: "WEB" | "PPD" | "CCD" | "TEL";
+                    StandardEntryClassCode?: "WEB" | "PPD" | "CCD" | "TEL";
                     bank: {
                         bankName: string;
                         /** @enum {string} */
@@ -1669,12 +1669,12 @@ export interface components {
                      * @default Standard
                      * @enum {string}
                      */
-                    AVS: "Standard" | "Strict" | "Disabled";
+                    AVS?: "Standard" | "Strict" | "Disabled";
                     /**
                      * @default Default
                      * @enum {string}
                      */
-                    fraudScreenPolicy: "Default" | "Strict" | "Disabled";
+                    fraudScreenPolicy?: "Default" | "Strict" | "Disabled";
                     fraudScreenSessionId?: string;
                     miscData?: string;
                     personalInfo: {
@@ -1936,7 +1936,7 @@ export interface components {
                      * @description Days money waits once available before an automatic payout takes it
                      * @default 0
                      */
-                    delayDays: number;
+                    delayDays?: number;
                 };
             };
         };
