@@ -79,8 +79,8 @@ const { data: merchant } = await client.POST('/merchants', {
   },
 });
 // Every refusal is thrown as a PpsError, so a call that returns has its data.
-const merchantId = merchant!.data.id;
-console.log(`merchant: ${merchantId} (${merchant!.data.attributes.status})`);
+const merchantId = merchant.data.id;
+console.log(`merchant: ${merchantId} (${merchant.data.attributes.status})`);
 
 // 3. A vault token for a sandbox card.
 const expiry = expiryInTwoYears();
@@ -96,8 +96,8 @@ const { data: token } = await client.POST('/tokens', {
     },
   },
 });
-const tokenId = token!.data.id;
-console.log(`card token: ${tokenId} (${token!.data.attributes.card.brand} ${token!.data.attributes.card.last4})`);
+const tokenId = token.data.id;
+console.log(`card token: ${tokenId} (${token.data.attributes.card.brand} ${token.data.attributes.card.last4})`);
 
 // 4. A local webhook receiver: it reads the raw body (verifyWebhook needs it exactly as sent), verifies it, and
 // answers 204; a delivery it cannot verify gets a 400, and the API sends it again later.
@@ -122,8 +122,8 @@ const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/ho
 const { data: endpoint } = await client.POST('/webhooks', {
   body: { data: { type: 'webhooks', attributes: { url: hookUrl, events: ['*'], description: 'quickstart' } } },
 });
-secret = endpoint!.data.attributes.secret; // whsec_…, shown in this answer only: keep it in your secrets store
-console.log(`webhooks: ${hookUrl} subscribed as ${endpoint!.data.id}`);
+secret = endpoint.data.attributes.secret; // whsec_…, shown in this answer only: keep it in your secrets store
+console.log(`webhooks: ${hookUrl} subscribed as ${endpoint.data.id}`);
 
 // 5. A payment. createPayment sets data.requestId (the idempotency key) and retries safely with it.
 const { data: payment } = await client.createPayment({
@@ -138,9 +138,9 @@ const { data: payment } = await client.createPayment({
     },
   },
 });
-const paymentId = payment!.data.id;
+const paymentId = payment.data.id;
 console.log(
-  `payment: ${paymentId} ${payment!.data.attributes.status}, ${payment!.data.attributes.transaction.amount} USD`,
+  `payment: ${paymentId} ${payment.data.attributes.status}, ${payment.data.attributes.transaction.amount} USD`,
 );
 
 // 6. Refund part of it: a refund (not a void, which takes the full amount) is a payment record of its own.
@@ -150,12 +150,12 @@ const { data: refund } = await client.createPayment({
     attributes: { paymentType: 'refund', parentPaymentId: paymentId, transaction: { amount: '300', currency: 'USD' } },
   },
 });
-const { transaction, status } = refund!.data.attributes;
-console.log(`refund: ${refund!.data.id} ${transaction.refundType} of ${transaction.amount}, ${status}`);
+const { transaction, status } = refund.data.attributes;
+console.log(`refund: ${refund.data.id} ${transaction.refundType} of ${transaction.amount}, ${status}`);
 
 // 7. Read the payment back.
 const { data: readBack } = await client.GET('/payments/{id}', { params: { path: { id: paymentId } } });
-const { attributes } = readBack!.data;
+const { attributes } = readBack.data;
 console.log(`read back: ${paymentId} ${attributes.status}, refundable ${attributes.refundableAmount}`);
 
 // 8. Every payment record of the merchant (the payment and its refund), page after page.
@@ -202,7 +202,7 @@ try {
 }
 
 // 11. Unsubscribe and stop the receiver.
-await client.DELETE('/webhooks/{id}', { params: { path: { id: endpoint!.data.id } } });
+await client.DELETE('/webhooks/{id}', { params: { path: { id: endpoint.data.id } } });
 receiver.closeAllConnections();
 await new Promise((resolve) => receiver.close(resolve));
 console.log('done');

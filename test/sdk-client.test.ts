@@ -76,7 +76,7 @@ async function merchantAndToken(client: ReturnType<typeof createClient>) {
       },
     },
   });
-  return { merchantId: merchant.data!.data.id, tokenId: token.data!.data.id };
+  return { merchantId: merchant.data.data.id, tokenId: token.data.data.id };
 }
 
 const paymentBody = (merchantId: string, tokenId: string, amount = '1500', requestId?: string) => ({
@@ -100,7 +100,7 @@ describe('the two-step auth', () => {
     // Renew 58.5 s before a 60 s token expires: 1.5 s after it was made.
     const client = clientFor(creds, { fetch: sent.fetch, refreshBeforeMs: 58_500 });
     const first = await client.GET('/auth/token');
-    expect(first.data!.data.attributes.appId).toBe(creds.appId);
+    expect(first.data.data.attributes.appId).toBe(creds.appId);
     expect([sent.count('POST /auth/key'), sent.count('POST /auth/token')]).toEqual([1, 1]);
 
     await client.GET('/auth/token'); // still fresh: no renewal
@@ -126,7 +126,7 @@ describe('the two-step auth', () => {
     expect(rotated.status).toBe(201);
 
     const merchant = await client.GET('/merchants/{id}', { params: { path: { id: merchantId } } });
-    expect(merchant.data!.data.id).toBe(merchantId);
+    expect(merchant.data.data.id).toBe(merchantId);
     expect(sent.count(`GET /merchants/${merchantId}`)).toBe(2); // refused with token_revoked, then again
     expect(sent.statuses(`GET /merchants/${merchantId}`)).toEqual([401, 200]);
     // The token was renewed once, from a new app key (the one held was superseded).
@@ -155,7 +155,7 @@ describe('payment creation', () => {
     expect(sent.count('POST /payments')).toBe(2);
     expect(proxy.dropped).toBe(1);
     const rows = await stack.sql`select id from payments where merchant_id = ${merchantId}`;
-    expect(rows.map((row) => row.id)).toEqual([created.data!.data.id]);
+    expect(rows.map((row) => row.id)).toEqual([created.data.data.id]);
     await proxy.close();
   });
 
@@ -196,7 +196,7 @@ describe('lists', () => {
       const created = await Promise.all(
         Array.from({ length: 25 }, () => client.createPayment(paymentBody(merchantId, tokenId))),
       );
-      for (const payment of created) made.add(payment.data!.data.id);
+      for (const payment of created) made.add(payment.data.data.id);
     }
     const seen: string[] = [];
     for await (const payment of client.list('/payments', { query: { id: merchantId } })) seen.push(payment.id);
@@ -214,7 +214,7 @@ describe('webhooks', () => {
     const endpoint = await client.POST('/webhooks', {
       body: { data: { type: 'webhooks', attributes: { url: receiver.url('/sdk'), events: ['payment.created'] } } },
     });
-    const secret = endpoint.data!.data.attributes.secret;
+    const secret = endpoint.data.data.attributes.secret;
     const payment = await client.createPayment(paymentBody(merchantId, tokenId));
     const [request] = await waitFor(() => receiver.at('/sdk'), {
       until: (list) => list.length >= 1,
@@ -223,7 +223,7 @@ describe('webhooks', () => {
 
     const event = verifyWebhook(request!.body, request!.headers, secret);
     expect(event.type).toBe('payment.created');
-    expect(event.data.id).toBe(payment.data!.data.id);
+    expect(event.data.id).toBe(payment.data.data.id);
     expect(event.data.sequence).toBe(1);
     expect(() => verifyWebhook(request!.body.replace('pay_', 'pay_x'), request!.headers, secret)).toThrow(
       WebhookVerificationError,

@@ -51,7 +51,8 @@ export async function wrongBodies() {
       attributes: { paymentType: 'refund', parentPaymentId: 'pay_1', transaction: { amount: '500', currency: 'USD' } },
     },
   });
-  const status: string | undefined = refund.data?.data.attributes.status;
+  // A call resolves only with a success: `data` is always there.
+  const status: string = refund.data.data.attributes.status;
   for await (const payment of client.list('/payments', { query: { id: 'mer_1' } })) {
     const amount: string = payment.attributes.transaction.amount;
     void amount;

@@ -1,4 +1,5 @@
-import createFetchClient from 'openapi-fetch';
+import createFetchClient, { type FetchResponse, type MaybeOptionalInit } from 'openapi-fetch';
+import type { HttpMethod, PathsWithMethod, RequiredKeysOf } from 'openapi-typescript-helpers';
 import { AppTokens } from './auth.js';
 import { PpsError } from './errors.js';
 import type { paths } from './schema.js';
@@ -27,6 +28,24 @@ export type ClientOptions = {
 
 /** `POST /payments`'s body, every `paymentType`'s. */
 export type PaymentBody = NonNullable<paths['/payments']['post']['requestBody']>['content']['application/json'];
+
+type Media = `${string}/${string}`;
+type InitParam<Init> =
+  RequiredKeysOf<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
+/** What a call resolves with: only ever a success (refusals are thrown), so `data` is always there. */
+type Answered<R> = R extends { data?: infer D; response: Response }
+  ? { data: Exclude<D, undefined>; response: Response }
+  : never;
+type Operation<O, Init> = O extends Record<string | number, unknown> ? FetchResponse<O, Init, Media> : never;
+/** openapi-fetch's method, typed for a client that throws refusals: the same paths, parameters and bodies. */
+type Method<M extends HttpMethod> = <
+  Path extends PathsWithMethod<paths, M>,
+  Init extends MaybeOptionalInit<paths[Path], M>,
+>(
+  url: Path,
+  ...init: InitParam<Init>
+) => Promise<Answered<Operation<paths[Path][M], Init>>>;
+type Methods = { GET: Method<'get'>; POST: Method<'post'>; PUT: Method<'put'>; DELETE: Method<'delete'> };
 
 /** Refusals whose request can be sent again as it is: the same requestId can never charge twice. */
 const RETRIED_CODES = new Set(['idempotency_key_in_use']);
@@ -113,7 +132,7 @@ export function createClient(options: ClientOptions) {
     const withKey = { ...body, data: { ...body.data, requestId: body.data.requestId ?? crypto.randomUUID() } };
     for (let attempt = 0; ; attempt++) {
       try {
-        return await api.POST('/payments', { body: withKey });
+        return await (api as unknown as Methods).POST('/payments', { body: withKey });
       } catch (error) {
         if (!(error instanceof PpsError) || !retriable(error) || attempt >= retry.retries) throw error;
         const backoff = Math.random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** attempt);
@@ -122,7 +141,16 @@ export function createClient(options: ClientOptions) {
     }
   }
 
-  return Object.assign(api, { createPayment, list: lister(api) });
+  // The methods as openapi-fetch types them, less the failure branch their middleware makes impossible.
+  const methods = api as unknown as Methods;
+  return {
+    GET: methods.GET,
+    POST: methods.POST,
+    PUT: methods.PUT,
+    DELETE: methods.DELETE,
+    createPayment,
+    list: lister(api),
+  };
 }
 
 export type Client = ReturnType<typeof createClient>;
