@@ -97,11 +97,11 @@ export const conflict = (code: string, detail: string, pointer?: string) =>
   new ApiError({ status: 409, code, detail, pointer });
 export const unprocessable = (code: string, detail: string, pointer?: string) =>
   new ApiError({ status: 422, code, detail, pointer });
-/** 400 `invalid_date_range`: a listing's `startDate` after its `endDate` (GET /payments, balance transactions). */
-export const invalidDateRange = () =>
-  new ApiError({
-    status: 400,
-    code: 'invalid_date_range',
-    detail: 'startDate must be before endDate',
-    parameter: 'startDate',
-  });
+/**
+ * 400 `invalid_date_range`: a window whose start is after its end. By default a listing's `startDate` query
+ * parameter (GET /payments, balance transactions); a body's window names its own field (`POST /webhooks/{id}/recover`).
+ */
+export const invalidDateRange = (
+  start: { parameter: string } | { pointer: string } = { parameter: 'startDate' },
+  detail = 'startDate must be before endDate',
+) => new ApiError({ status: 400, code: 'invalid_date_range', detail, ...start });

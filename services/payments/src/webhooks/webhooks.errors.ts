@@ -14,14 +14,6 @@ export const webhookErrors = {
       detail: `Webhook endpoint ${id} is disabled; enable it (PUT enabled: true) before sending to it`,
       pointer,
     }),
-  /** POST /webhooks/{id}/recover with `since` after `until`. */
-  invertedWindow: () =>
-    new ApiError({
-      status: 400,
-      code: 'invalid_date_range',
-      detail: 'since must not be after until',
-      pointer: webhookPointers.since,
-    }),
   /** In production: the URL's host resolves to a private, link-local or loopback address, or not at all. */
   unsafeTarget: (problem: string) =>
     new ApiError({ status: 400, code: 'invalid_webhook_url', detail: problem, pointer: webhookPointers.url }),

@@ -2,12 +2,12 @@ import type { RecoverInput, WebhookCreateInput, WebhookUpdateInput } from '@pps/
 import type { FieldCipher } from '@pps/shared/crypto';
 import { withTransaction } from '@pps/shared/db';
 import { writeEvent } from '@pps/shared/events';
-import { notFound, ownedBy, type ServiceContext, wallClockNow } from '@pps/shared/http';
+import { invalidDateRange, notFound, ownedBy, type ServiceContext, wallClockNow } from '@pps/shared/http';
 import { isId, newId } from '@pps/shared/ids';
 import { newWebhookSecret, webhookTargetProblem } from '@pps/shared/webhooks';
 import { type DeliveryView, insertDelivery, listEndpointDeliveries, reopenFailedDeliveries } from '@pps/webhooks';
 import { type EventRow, findEvent, markRelayed, notifyOutbox } from '../events/events.repository';
-import { webhookErrors } from './webhooks.errors';
+import { webhookErrors, webhookPointers } from './webhooks.errors';
 import { webhookResource } from './webhooks.presenter';
 import {
   findEndpoint,
@@ -212,7 +212,9 @@ export async function recoverWebhook({
 }): Promise<{ endpointId: string; since: Date | null; until: Date | null; reopened: number }> {
   const since = input.attributes.since ? new Date(input.attributes.since) : null;
   const until = input.attributes.until ? new Date(input.attributes.until) : null;
-  if (since && until && since.getTime() > until.getTime()) throw webhookErrors.invertedWindow();
+  if (since && until && since.getTime() > until.getTime()) {
+    throw invalidDateRange({ pointer: webhookPointers.since }, 'since must not be after until');
+  }
   return withTransaction(ctx.db, async (tx) => {
     const endpoint = await ownedEndpoint({ ...ctx, db: tx }, input.id);
     if (!endpoint.enabled) throw webhookErrors.disabled(endpoint.id);
