@@ -26,23 +26,31 @@ export async function runSettlementPass(
   const total: PassResult = { batches: 0, settled: 0, returned: 0, expired: 0, achFileIds: [] };
   const scopes = input.accountId ? [input.accountId] : [undefined, ...(await accountsAhead(deps.db))];
   const batch = { now: input.now, limit: input.batchSize };
+  /** Runs `one` batch after batch until one claims less than a full batch, or the process is stopping. */
+  const drain = async <B extends { claimed: number }>(one: () => Promise<B>, add: (done: B) => void) => {
+    while (!input.signal?.aborted) {
+      const done = await one();
+      if (done.claimed === 0) return;
+      total.batches += 1;
+      add(done);
+      if (done.claimed < input.batchSize) return;
+    }
+  };
   for (const accountId of scopes) {
-    while (!input.signal?.aborted) {
-      const settled = await settleBatch(deps, { ...batch, accountId });
-      if (settled.claimed === 0) break;
-      total.batches += 1;
-      total.settled += settled.settled;
-      total.returned += settled.returned;
-      if (settled.achFileId) total.achFileIds.push(settled.achFileId);
-      if (settled.claimed < input.batchSize) break;
-    }
-    while (!input.signal?.aborted) {
-      const { claimed } = await lapseBatch(deps, { ...batch, accountId });
-      if (claimed === 0) break;
-      total.batches += 1;
-      total.expired += claimed;
-      if (claimed < input.batchSize) break;
-    }
+    await drain(
+      () => settleBatch(deps, { ...batch, accountId }),
+      (settled) => {
+        total.settled += settled.settled;
+        total.returned += settled.returned;
+        if (settled.achFileId) total.achFileIds.push(settled.achFileId);
+      },
+    );
+    await drain(
+      () => lapseBatch(deps, { ...batch, accountId }),
+      ({ claimed }) => {
+        total.expired += claimed;
+      },
+    );
   }
   if (total.batches > 0) deps.log.info({ accountId: input.accountId, ...total }, 'settlement pass done');
   return total;

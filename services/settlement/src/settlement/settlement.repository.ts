@@ -21,9 +21,13 @@ export async function claimDueRecords(
   tx: DbOrTx,
   input: { now: Date; limit: number; accountId?: string },
 ): Promise<DueRecord[]> {
-  const clock = input.accountId ? await accountClock(tx, input.accountId, input.now) : input.now;
+  const clock = await scopeClock(tx, input);
   return clock ? dueRecords(tx, { clock, limit: input.limit, accountId: input.accountId }) : [];
 }
+
+/** A pass's clock: one account's sandbox clock, or the real clock for every account; none for an unknown account. */
+const scopeClock = (tx: DbOrTx, input: { now: Date; accountId?: string }) =>
+  input.accountId ? accountClock(tx, input.accountId, input.now) : Promise.resolve(input.now);
 
 export { accountClock, accountsAhead };
 
@@ -63,7 +67,7 @@ export async function claimLapsedAuthorizations(
   tx: DbOrTx,
   input: { now: Date; limit: number; accountId?: string },
 ): Promise<DueRecord[]> {
-  const clock = input.accountId ? await accountClock(tx, input.accountId, input.now) : input.now;
+  const clock = await scopeClock(tx, input);
   if (!clock) return [];
   return tx
     .select({ payment: payments, clockOffsetSeconds: accounts.clockOffsetSeconds })
