@@ -152,6 +152,14 @@ const percentile = (values: number[], p: number) => {
 
 type Row = { scenario: string; deliveries: number; perSecond: number; p50: number; p99: number };
 const rows: Row[] = [];
+/** A scenario's row: its deliveries, their rate, and the lags `receiver` measured. */
+const rowOf = (scenario: string, deliveries: number, perSecond: number, receiver: Receiver): Row => ({
+  scenario,
+  deliveries,
+  perSecond,
+  p50: percentile(receiver.lags, 50),
+  p99: percentile(receiver.lags, 99),
+});
 
 async function burst(processes: number): Promise<void> {
   const receiver = await startReceiver();
@@ -161,13 +169,14 @@ async function burst(processes: number): Promise<void> {
   for (let offset = 0; offset < COUNT; offset += 100) await writeBatch(accountId, Math.min(100, COUNT - offset));
   await receiver.waitFor(COUNT);
   const seconds = (receiver.lastReceipt - started) / 1000;
-  rows.push({
-    scenario: `burst of ${COUNT.toLocaleString('en-US')}, ${processes} process${processes > 1 ? 'es' : ''}`,
-    deliveries: COUNT,
-    perSecond: Math.round(COUNT / seconds),
-    p50: percentile(receiver.lags, 50),
-    p99: percentile(receiver.lags, 99),
-  });
+  rows.push(
+    rowOf(
+      `burst of ${COUNT.toLocaleString('en-US')}, ${processes} process${processes > 1 ? 'es' : ''}`,
+      COUNT,
+      Math.round(COUNT / seconds),
+      receiver,
+    ),
+  );
   await stopWorkers(workers);
   receiver.server.close();
 }
@@ -178,13 +187,14 @@ async function sustained(): Promise<void> {
   const workers = await startWorkers(1);
   const written = await writeAtRate([accountId], RATE, SUSTAINED_SECONDS);
   await receiver.waitFor(written);
-  rows.push({
-    scenario: `sustained ${RATE.toLocaleString('en-US')}/s for ${SUSTAINED_SECONDS} s, 1 process`,
-    deliveries: written,
-    perSecond: Math.round(written / SUSTAINED_SECONDS),
-    p50: percentile(receiver.lags, 50),
-    p99: percentile(receiver.lags, 99),
-  });
+  rows.push(
+    rowOf(
+      `sustained ${RATE.toLocaleString('en-US')}/s for ${SUSTAINED_SECONDS} s, 1 process`,
+      written,
+      Math.round(written / SUSTAINED_SECONDS),
+      receiver,
+    ),
+  );
   await stopWorkers(workers);
   receiver.server.close();
 }
@@ -196,21 +206,23 @@ async function slowNeighbour(): Promise<void> {
   const seconds = Math.max(1, Math.round(SUSTAINED_SECONDS / 2));
   const written = await writeAtRate(accounts, RATE, seconds);
   await fast.waitFor(written / 2);
-  rows.push({
-    scenario: `sustained ${RATE.toLocaleString('en-US')}/s for ${seconds} s, half to a receiver answering in 2 s: the other half's lag`,
-    deliveries: written / 2,
-    perSecond: Math.round(written / 2 / seconds),
-    p50: percentile(fast.lags, 50),
-    p99: percentile(fast.lags, 99),
-  });
+  rows.push(
+    rowOf(
+      `sustained ${RATE.toLocaleString('en-US')}/s for ${seconds} s, half to a receiver answering in 2 s: the other half's lag`,
+      written / 2,
+      Math.round(written / 2 / seconds),
+      fast,
+    ),
+  );
   // The slow endpoint's deliveries go on at its endpoint's pace; what it received by now, for the record.
-  rows.push({
-    scenario: '… the receiver answering in 2 s, what it received meanwhile',
-    deliveries: slow.lags.length,
-    perSecond: Math.round(slow.lags.length / seconds),
-    p50: percentile(slow.lags, 50),
-    p99: percentile(slow.lags, 99),
-  });
+  rows.push(
+    rowOf(
+      '… the receiver answering in 2 s, what it received meanwhile',
+      slow.lags.length,
+      Math.round(slow.lags.length / seconds),
+      slow,
+    ),
+  );
   await stopWorkers(workers);
   fast.server.close();
   slow.server.close();

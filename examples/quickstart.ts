@@ -126,18 +126,21 @@ secret = endpoint.data.attributes.secret; // whsec_…, shown in this answer onl
 console.log(`webhooks: ${hookUrl} subscribed as ${endpoint.data.id}`);
 
 // 5. A payment. createPayment sets data.requestId (the idempotency key) and retries safely with it.
-const { data: payment } = await client.createPayment({
-  data: {
-    type: 'payments',
-    attributes: {
-      paymentType: 'tokenv3',
-      merchantId,
-      token: { tokenId, holder: 'Jane Buyer', expiry, useAVS: true },
-      transaction: { amount: '1000', currency: 'USD', invoice: 'INV-1' },
-      billingAddress: { line1: '1 Main St', zip: '94105', country: 'USA' },
+/** A tokenv3 payment of `amount` cents to the merchant with the vaulted card (its card details sent again). */
+const cardPayment = (amount: string, invoice: string) =>
+  client.createPayment({
+    data: {
+      type: 'payments',
+      attributes: {
+        paymentType: 'tokenv3',
+        merchantId,
+        token: { tokenId, holder: 'Jane Buyer', expiry, useAVS: true },
+        transaction: { amount, currency: 'USD', invoice },
+        billingAddress: { line1: '1 Main St', zip: '94105', country: 'USA' },
+      },
     },
-  },
-});
+  });
+const { data: payment } = await cardPayment('1000', 'INV-1');
 const paymentId = payment.data.id;
 console.log(
   `payment: ${paymentId} ${payment.data.attributes.status}, ${payment.data.attributes.transaction.amount} USD`,
@@ -183,18 +186,7 @@ console.log(`webhook verified: ${created.type} ${created.data.id} (sequence ${cr
 
 // 10. A refusal: 50 cents is the least a payment may be. Every non-2xx answer is thrown as a PpsError.
 try {
-  await client.createPayment({
-    data: {
-      type: 'payments',
-      attributes: {
-        paymentType: 'tokenv3',
-        merchantId,
-        token: { tokenId, holder: 'Jane Buyer', expiry, useAVS: true },
-        transaction: { amount: '1', currency: 'USD', invoice: 'INV-2' },
-        billingAddress: { line1: '1 Main St', zip: '94105', country: 'USA' },
-      },
-    },
-  });
+  await cardPayment('1', 'INV-2');
   throw new Error('a payment of 1 cent was accepted');
 } catch (error) {
   if (!(error instanceof PpsError)) throw error;
