@@ -1,8 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { newId } from '@pps/shared/ids';
 import { jobs } from '@pps/shared/queues';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requeueStale } from '../services/webhooks/src/relay/relay';
+import { reclaimLapsedLeases, requeueStale } from '../services/webhooks/src/relay/relay';
 import { createPayment, postPayment, refundBody, tokenv3Body } from './fixtures/payments';
 import { type Received, type Receiver, startReceiver } from './fixtures/receiver';
 import { createWorld } from './fixtures/world';
@@ -434,5 +435,64 @@ describe('the stale sweep', () => {
     ).toMatchObject({
       attempts: 1,
     });
+  });
+});
+
+describe('the lease sweep', () => {
+  it('gives a job to a delivery whose lease lapsed with none alive, and leaves one whose job is alive', async () => {
+    const { creds, merchantId, tokenId } = await account();
+    const endpoint = await subscribe(creds, '/lease', ['payment.created']);
+    const eventIds: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const payment = (await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }))).body.data;
+      const [event] = await stack.sql`select id from events where resource_id = ${payment.id}`;
+      eventIds.push(event!.id);
+    }
+    await waitFor(() => Promise.all(eventIds.map((id) => deliveryOf(id, endpoint.id))), {
+      until: (rows) => rows.every((row) => row?.status === 'succeeded'),
+      what: 'both delivered',
+    });
+    // As a process that leased them and died would leave them: pending, no attempt, the lease lapsed. The second
+    // was handed to a job that is still waiting (delayed), its lease not yet ended.
+    const [orphan, handedOff] = [newId('delivery'), newId('delivery')];
+    // Subscribed after the events: the relay makes it no deliveries of them, only these two rows do.
+    const otherEndpoint = await subscribe(creds, '/lease-other', ['payment.created']);
+    for (const [deliveryId, eventId] of [
+      [orphan, eventIds[0]!],
+      [handedOff, eventIds[1]!],
+    ] as const) {
+      await stack.sql`
+        insert into webhook_deliveries (id, account_id, endpoint_id, event_id, status, enqueued_at, leased_until,
+          created_at, updated_at)
+        values (${deliveryId}, ${creds.accountId}, ${otherEndpoint.id}, ${eventId}, 'pending', now() - interval '1 minute',
+          now() - interval '1 second', now() - interval '1 minute', now() - interval '1 minute')`;
+    }
+    const queue = stack.webhooks!.queues.webhooks;
+    const alive = await queue.add(
+      jobs.webhookDelivery.name,
+      { deliveryId: handedOff, endpointId: otherEndpoint.id },
+      { jobId: handedOff, delay: 60_000 },
+    );
+
+    // The stack's own relay sweeps every second too: between the two, the orphan is given one job.
+    expect([0, 1]).toContain(await reclaimLapsedLeases({ db: stack.db, queue, batchSize: 100 }));
+    const leases = await stack.sql`
+      select id, leased_until from webhook_deliveries where id in ${stack.sql([orphan, handedOff])}`;
+    expect(leases.map((row) => row.leased_until)).toEqual([null, null]);
+    expect(await alive.getState()).toBe('delayed'); // left alone: not added again, not run early
+    const [request] = await waitFor(() => receiver.at('/lease-other'), {
+      until: (list) => list.length >= 1,
+      what: 'the orphan delivered',
+    });
+    expect(request!.headers['webhook-id']).toBe(eventIds[0]);
+    await waitFor(() => deliveryOf(eventIds[0]!, otherEndpoint.id), {
+      until: (row) => row?.status === 'succeeded',
+      what: 'the orphan recorded',
+    });
+    // Nothing left to reclaim: a second sweep adds nothing, and the orphan went out once.
+    expect(await reclaimLapsedLeases({ db: stack.db, queue, batchSize: 100 })).toBe(0);
+    await sleep(300);
+    expect(receiver.at('/lease-other')).toHaveLength(1);
+    await alive.remove();
   });
 });

@@ -2,6 +2,7 @@ import { jobs, queues, redisConnection } from '@pps/shared/queues';
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { startDeliveryWorker, webhookJobOptions } from './delivery/delivery-worker';
+import { DirectDeliveries } from './delivery/direct-deliveries';
 import { deliveryJobDeps, type WebhooksDeps } from './deps';
 import { registerWebhookMetrics } from './metrics';
 import { startOutboxRelay } from './relay/outbox-relay';
@@ -10,10 +11,11 @@ const RETENTION_EVERY_MS = 60 * 60 * 1000;
 
 /**
  * Starts the event pipeline of one process (docs/design.md, Webhook delivery): the outbox relay (events fanned out
- * to delivery rows and enqueued) and the delivery workers (WEBHOOK_CONCURRENCY at once). Safe in several processes:
- * the relay claims with SKIP LOCKED and a delivery's job id is its own. Redis being down does not stop it: the
- * deliveries wait in PostgreSQL and the relay enqueues them once it answers. `close` lets the deliveries in flight
- * finish.
+ * to delivery rows leased to this process), the first attempts made directly (WEBHOOK_CONCURRENCY at once) and the
+ * delivery jobs' workers (as many again), which carry retries and whatever a first attempt could not do. Safe in
+ * several processes: the relay claims with SKIP LOCKED, a delivery's job id is its own and a lease names one
+ * process's work. Redis being down does not stop first attempts; what needs a job waits in PostgreSQL and the
+ * relay enqueues it once Redis answers. `close` lets the deliveries in flight and those leased here finish.
  */
 export async function startWebhooks(deps: WebhooksDeps) {
   const log = deps.log.child({ module: 'webhooks' });
@@ -32,7 +34,10 @@ export async function startWebhooks(deps: WebhooksDeps) {
   webhooks.on('error', () => {});
   const jobDeps = deliveryJobDeps(deps);
   const worker = startDeliveryWorker({ deps: jobDeps, connection, log, signal: stopping.signal });
-  const relay = startOutboxRelay({ config: deps.config, db: deps.db, queue: webhooks, redis: relayConnection, log });
+  // A retry recorded by a direct attempt wakes the relay, which enqueues its job.
+  let relay: ReturnType<typeof startOutboxRelay> | undefined;
+  const direct = new DirectDeliveries({ deps: jobDeps, queue: webhooks, log, onRetry: () => relay?.wake() });
+  relay = startOutboxRelay({ config: deps.config, db: deps.db, queue: webhooks, redis: relayConnection, log, direct });
   // Retention hourly, upserted at start and whenever Redis comes back (idempotent: every replica may do it).
   const upsertRetention = () =>
     webhooks
@@ -49,7 +54,8 @@ export async function startWebhooks(deps: WebhooksDeps) {
     queues: { webhooks },
     close: async () => {
       stopping.abort();
-      await relay.close();
+      await relay?.close();
+      await direct.drain();
       await worker.close();
       await webhooks.close();
       await jobDeps.agent.close();

@@ -66,6 +66,7 @@ describe('webhook presenter', () => {
         lastError: 'timed out after 15000 ms',
         nextAttemptAt: at,
         enqueuedAt: at,
+        leasedUntil: null,
         completedAt: null,
         createdAt: at,
         updatedAt: at,
@@ -81,6 +82,7 @@ describe('webhook presenter', () => {
       completedAt: null,
       attemptLog: [{ attempt: 1, statusCode: null, latencyMs: 15000, error: 'timeout', createdAt: at.toISOString() }],
     });
+    expect(resource.attributes).not.toHaveProperty('leasedUntil');
     expect(resource.attributes).not.toHaveProperty('enqueuedAt');
     expect(resource.attributes).not.toHaveProperty('accountId');
   });

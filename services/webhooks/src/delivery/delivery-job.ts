@@ -1,5 +1,5 @@
 import { isDatabaseUnavailable } from '@pps/shared/db';
-import { type JobHandler, RunLater } from '@pps/shared/queues';
+import { catalogueJob, type JobHandler, RunLater } from '@pps/shared/queues';
 import type { DeliveryJobDeps } from '../deps';
 import { decideAttempt, disableGoneEndpoint, failWithoutSending, sendDelivery } from './delivery';
 import { RetryLater } from './retry-later';
@@ -11,52 +11,98 @@ const DATABASE_RETRY_MS = 1000;
 const SLOT_WAIT_MS = 100;
 
 /**
- * One attempt of one webhook delivery (docs/design.md, Webhook delivery): loaded with the concurrent jobs'
- * deliveries in one statement, sent, and recorded with theirs in one statement. A delivery no longer pending is
- * skipped, so a job that runs twice does no harm. No head-of-line blocking: the endpoint's slot
- * (WEBHOOK_ENDPOINT_CONCURRENCY per process) is held for the request alone, and a job for an endpoint whose slots
- * stay busy past a short wait steps aside (runs again a moment later), so a slow or dead receiver never holds the
- * worker slots other endpoints need, while a fast one keeps its deliveries flowing.
+ * What one attempt came to: nothing to do (no longer pending), done for good, recorded with a retry due in
+ * `delayMs`, or not made because the endpoint's slots stayed busy (to run again in `delayMs`).
  */
-export const webhookDelivery: JobHandler<DeliveryJobDeps, 'webhookDelivery'> = async ({ deps, payload }) => {
-  const { deliveryId, endpointId } = payload;
+export type AttemptResult =
+  | { kind: 'skipped' | 'done' }
+  | { kind: 'retry'; delayMs: number; reason: string }
+  | { kind: 'busy'; delayMs: number };
+
+/**
+ * One attempt of one webhook delivery (docs/design.md, Webhook delivery), made by a delivery job or, for a first
+ * attempt, directly by the relay's process (`direct`): loaded with the concurrent attempts' deliveries in one
+ * statement, sent, and recorded with theirs in one statement. A delivery no longer pending is skipped, so an attempt
+ * made twice does no harm. No head-of-line blocking: the endpoint's slot (WEBHOOK_ENDPOINT_CONCURRENCY per process,
+ * jobs and direct attempts together) is held for the request alone, and an attempt whose endpoint's slots stay busy
+ * past a short wait steps aside (`busy`), so a slow or dead receiver never holds the slots other endpoints need,
+ * while a fast one keeps its deliveries flowing. Database errors are thrown.
+ */
+export async function attemptDelivery(
+  deps: DeliveryJobDeps,
+  delivery: { deliveryId: string; endpointId: string },
+  direct: boolean,
+): Promise<AttemptResult> {
+  const { deliveryId, endpointId } = delivery;
   const metrics = deps.metrics;
-  const loaded = await deps.io.load(deliveryId).catch(databaseAway);
+  const loaded = await deps.io.load(deliveryId);
   if (loaded?.status !== 'pending') {
     metrics?.webhookDeliveries.inc({ outcome: 'skipped' });
-    return;
+    return { kind: 'skipped' };
   }
   if (!loaded.enabled || loaded.deletedAt) {
-    await failWithoutSending(deps, deliveryId, loaded.deletedAt ? 'endpoint deleted' : 'endpoint disabled').catch(
-      databaseAway,
-    );
+    await failWithoutSending(deps, deliveryId, loaded.deletedAt ? 'endpoint deleted' : 'endpoint disabled');
     metrics?.webhookDeliveries.inc({ outcome: 'failed' });
-    return;
+    return { kind: 'done' };
   }
   const slots = deps.endpointSlots;
   if (!(await slots.acquire(endpointId, slots.waitFor(endpointId, SLOT_WAIT_MS)))) {
-    throw new RunLater(Math.round(slots.stepAsideMs(endpointId)), 'endpoint slots busy');
+    return { kind: 'busy', delayMs: Math.round(slots.stepAsideMs(endpointId)) };
   }
   const sent = await sendDelivery(deps, loaded).catch((error: unknown) => {
     slots.release(endpointId);
     throw error;
   });
   slots.release(endpointId, sent.latencyMs);
-  const { record, outcome, gone } = decideAttempt(deps.config, loaded, sent);
-  await deps.io.record(record).catch(databaseAway);
-  if (gone) await disableGoneEndpoint(deps, endpointId).catch(databaseAway);
+  const { record, outcome, gone } = decideAttempt(deps.config, loaded, sent, direct);
+  await deps.io.record(record);
+  if (gone) await disableGoneEndpoint(deps, endpointId);
 
   if (sent.requested) metrics?.webhookAttemptDuration.observe(sent.latencyMs / 1000);
   metrics?.webhookDeliveries.inc({ outcome: outcome.kind === 'retry' ? 'retried' : outcome.status });
   if (record.ok) metrics?.webhookLag.observe((Date.now() - loaded.eventCreatedAt.getTime()) / 1000);
-  if (outcome.kind === 'retry') throw new RetryLater(outcome.retryInMs, outcome.reason);
-};
+  return outcome.kind === 'retry'
+    ? { kind: 'retry', delayMs: outcome.retryInMs, reason: outcome.reason }
+    : { kind: 'done' };
+}
 
 /**
- * The database is away (a restart, a failover): try again in a moment, without using up one of the delivery's
- * attempts, so it goes out as soon as the database is back rather than failing for good.
+ * The delivery job: one attempt, BullMQ carrying what comes after it. A retry is the job's own (thrown as
+ * `RetryLater`, BullMQ's backoff reading its delay); busy slots and an unavailable database run it again after a
+ * delay (`RunLater`) without using up one of the delivery's attempts, so it goes out as soon as the database is
+ * back rather than failing for good.
  */
-function databaseAway(error: unknown): never {
-  if (!isDatabaseUnavailable(error)) throw error;
-  throw new RunLater(DATABASE_RETRY_MS + Math.floor(Math.random() * DATABASE_RETRY_MS), 'database unavailable');
-}
+export const webhookDelivery: JobHandler<DeliveryJobDeps, 'webhookDelivery'> = async ({ deps, payload }) => {
+  const result = await attemptDelivery(deps, payload, false).catch((error: unknown) => {
+    if (!isDatabaseUnavailable(error)) throw error;
+    throw new RunLater(databaseRetryMs(), 'database unavailable');
+  });
+  if (result.kind === 'busy') throw new RunLater(result.delayMs, 'endpoint slots busy');
+  if (result.kind === 'retry') throw new RetryLater(result.delayMs, result.reason);
+};
+
+/** The wait after meeting an unavailable database: DATABASE_RETRY_MS, plus up to as much jitter. */
+export const databaseRetryMs = () => DATABASE_RETRY_MS + Math.floor(Math.random() * DATABASE_RETRY_MS);
+
+/**
+ * The job id of a delivery: its id, then `<id>-r<n>` for the n-th redelivery (a new job for a reopened one; BullMQ
+ * ids may not contain `:`).
+ */
+export const deliveryJobId = (delivery: { id: string; redeliveries: number }) =>
+  delivery.redeliveries === 0 ? delivery.id : `${delivery.id}-r${delivery.redeliveries}`;
+
+/** A delivery's job, delayed to its next attempt when it has one (a retry whose job Redis lost keeps its time). */
+export const deliveryJob = (delivery: {
+  id: string;
+  endpointId: string;
+  redeliveries: number;
+  nextAttemptAt: Date | null;
+}) =>
+  catalogueJob(
+    'webhookDelivery',
+    { deliveryId: delivery.id, endpointId: delivery.endpointId },
+    {
+      jobId: deliveryJobId(delivery),
+      delay: delivery.nextAttemptAt ? Math.max(0, delivery.nextAttemptAt.getTime() - Date.now()) : 0,
+    },
+  );

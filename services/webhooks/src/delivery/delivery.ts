@@ -99,22 +99,29 @@ export type AttemptRecord = {
   nextAttemptAt: Date | null;
   completedAt: Date | null;
   ok: boolean;
+  /**
+   * A retry with no job to carry it (a first attempt made directly by the relay's process): the delivery goes back
+   * to the relay, which enqueues its retry for `nextAttemptAt`.
+   */
+  requeue: boolean;
 };
 
 /**
  * Any number of attempts in one statement: their rows, each delivery's new state, and each endpoint's failing
  * streak, written only when it starts (a failure with none running), ends (a success) or has lasted
  * WEBHOOK_DISABLE_AFTER_DAYS ($3, with $2 the instant that long ago): then the endpoint is disabled, as a 410
- * disables it. An endpoint with a success among the batch's attempts counts as succeeding. $1 is now; $4 on, one
+ * disables it. An endpoint with a success among the batch's attempts counts as succeeding. A recorded attempt ends
+ * the delivery's lease; a retry to requeue is handed back to the relay (`enqueued_at` null). $1 is now; $4 on, one
  * text array per column of `item`.
  */
 const RECORD = `
   with item as (
     select id, attempt::int, status_code::int, latency_ms::int, error, status, next_attempt_at::timestamptz,
-      completed_at::timestamptz, endpoint_id, ok::boolean
+      completed_at::timestamptz, endpoint_id, ok::boolean, requeue::boolean
     from unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
-      $12::text[], $13::text[])
-      as item(id, attempt, status_code, latency_ms, error, status, next_attempt_at, completed_at, endpoint_id, ok)
+      $12::text[], $13::text[], $14::text[])
+      as item(id, attempt, status_code, latency_ms, error, status, next_attempt_at, completed_at, endpoint_id, ok,
+        requeue)
   ), attempt as (
     insert into webhook_attempts (delivery_id, attempt, status_code, latency_ms, error)
     select id, attempt, status_code, latency_ms, error from item
@@ -136,7 +143,8 @@ const RECORD = `
   )
   update webhook_deliveries d
   set attempts = d.attempts + 1, last_status_code = item.status_code, last_error = item.error, status = item.status,
-    next_attempt_at = item.next_attempt_at, completed_at = item.completed_at, updated_at = $1::timestamptz
+    next_attempt_at = item.next_attempt_at, completed_at = item.completed_at, updated_at = $1::timestamptz,
+    leased_until = null, enqueued_at = case when item.requeue then null else d.enqueued_at end
   from item where d.id = item.id`;
 
 /**
@@ -175,6 +183,7 @@ export function deliveryIo(deps: DeliveryDeps) {
       column((item) => item.completedAt),
       column((item) => item.endpointId),
       column((item) => item.ok),
+      column((item) => item.requeue),
     ]);
     return items.map(() => undefined);
   }, options);
@@ -280,9 +289,10 @@ export async function sendDelivery(deps: DeliveryDeps, loaded: LoadedDelivery): 
 /**
  * What an attempt's answer decides, and the record of it: 2xx succeeded; 410 fails the delivery (its endpoint is
  * disabled by the caller); anything else retries by the schedule, or fails for good on the final attempt. The
- * database counts attempts (a job re-enqueued after a Redis loss starts again at zero in BullMQ).
+ * database counts attempts (a job re-enqueued after a Redis loss starts again at zero in BullMQ). A `direct` attempt
+ * (no job) hands its retry back to the relay to enqueue.
  */
-export function decideAttempt(config: Config, loaded: LoadedDelivery, sent: Sent, now = new Date()) {
+export function decideAttempt(config: Config, loaded: LoadedDelivery, sent: Sent, direct: boolean, now = new Date()) {
   const attempt = loaded.attempts + 1;
   const finalAttempt = loaded.attempts >= config.WEBHOOK_RETRY_SCHEDULE_SECONDS.length;
   const ok = sent.statusCode !== null && sent.statusCode >= 200 && sent.statusCode < 300;
@@ -299,6 +309,7 @@ export function decideAttempt(config: Config, loaded: LoadedDelivery, sent: Sent
     nextAttemptAt: retryInMs === null ? null : new Date(now.getTime() + retryInMs),
     completedAt: retryInMs === null ? now : null,
     ok,
+    requeue: direct && retryInMs !== null,
   };
   const outcome: AttemptOutcome =
     retryInMs !== null
@@ -312,7 +323,14 @@ export async function failWithoutSending(deps: DeliveryDeps, deliveryId: string,
   const now = new Date();
   await deps.db
     .update(webhookDeliveries)
-    .set({ status: 'failed', lastError: reason, completedAt: now, nextAttemptAt: null, updatedAt: now })
+    .set({
+      status: 'failed',
+      lastError: reason,
+      completedAt: now,
+      nextAttemptAt: null,
+      leasedUntil: null,
+      updatedAt: now,
+    })
     .where(eq(webhookDeliveries.id, deliveryId));
 }
 

@@ -4,11 +4,21 @@ import { OUTBOX_CHANNEL } from '@pps/shared/events';
 import type { Logger } from '@pps/shared/logger';
 import type { Queue } from 'bullmq';
 import type Redis from 'ioredis';
-import { enqueueDeliveries, fanOut, redisWasEmptied, reopenInFlightDeliveries, requeueStale } from './relay';
+import { type DirectDeliveries, leaseMs } from '../delivery/direct-deliveries';
+import {
+  enqueueDeliveries,
+  fanOut,
+  reclaimLapsedLeases,
+  redisWasEmptied,
+  reopenInFlightDeliveries,
+  requeueStale,
+} from './relay';
 import { wakeableLoop } from './wakeable-loop';
 
 const BATCH = 500;
 const SWEEP_EVERY_MS = 30_000;
+/** Lapsed leases are looked for at most this often (an indexed read of the few leased deliveries). */
+const LEASE_SWEEP_EVERY_MS = 1_000;
 /**
  * Rounds woken by notifications start at least this far apart: under load each then takes the events of the last
  * few tens of milliseconds in one transaction, instead of one round per event.
@@ -18,26 +28,47 @@ const MIN_GAP_MS = 25;
 /**
  * The outbox relay loop: woken by PostgreSQL NOTIFY on `pps_outbox` (sent when an event's transaction commits),
  * and every OUTBOX_POLL_INTERVAL_MS anyway, so a missed notification only delays; one that comes while a round runs
- * makes another round follow it. Each round fans new events out to deliveries, then enqueues the deliveries' jobs.
- * Safe in several processes (SKIP LOCKED claims); with Redis down the deliveries wait in PostgreSQL and the next
- * round enqueues them.
+ * makes another round follow it. Each round fans new events out to deliveries leased to this process and hands
+ * them to `direct`, which makes their first attempts (claiming no more while it is full); then, with Redis, it
+ * enqueues the jobs of deliveries handed back (retries, reopened ones) and sweeps lapsed leases and stale jobs.
+ * Safe in several processes (SKIP LOCKED claims). With Redis down, first attempts still go out; what needs a job
+ * waits in PostgreSQL and a later round enqueues it.
  */
-export function startOutboxRelay(deps: { config: Config; db: Db; queue: Queue; redis: Redis; log: Logger }) {
+export function startOutboxRelay(deps: {
+  config: Config;
+  db: Db;
+  queue: Queue;
+  redis: Redis;
+  log: Logger;
+  direct: DirectDeliveries;
+}) {
   const log = deps.log.child({ module: 'outbox-relay' });
   const relayDeps = { db: deps.db, queue: deps.queue, batchSize: BATCH };
+  const lease = leaseMs(deps.config);
   let stopped = false;
   let lastSweep = 0;
+  let lastLeaseSweep = 0;
   const loop = wakeableLoop({
     intervalMs: deps.config.OUTBOX_POLL_INTERVAL_MS,
     minGapMs: MIN_GAP_MS,
     onError: (error) => log.warn({ err: (error as Error).message }, 'outbox relay round failed; retrying'),
     round: async () => {
-      while (!stopped && (await fanOut(relayDeps)) === BATCH) {}
+      while (!stopped) {
+        await deps.direct.room();
+        const { claimed, leased } = await fanOut(relayDeps, lease);
+        deps.direct.add(leased);
+        if (claimed < BATCH) break;
+      }
       if (await redisWasEmptied(deps.redis, deps.queue)) {
         const reopened = await reopenInFlightDeliveries(deps.db);
         if (reopened > 0) log.warn({ reopened }, 'redis lost its jobs; deliveries in flight enqueued again');
       }
       while (!stopped && (await enqueueDeliveries(relayDeps)) === BATCH) {}
+      if (Date.now() - lastLeaseSweep > LEASE_SWEEP_EVERY_MS) {
+        lastLeaseSweep = Date.now();
+        const reclaimed = await reclaimLapsedLeases(relayDeps);
+        if (reclaimed > 0) log.warn({ reclaimed }, 'deliveries whose lease lapsed enqueued as jobs');
+      }
       if (Date.now() - lastSweep > SWEEP_EVERY_MS) {
         lastSweep = Date.now();
         const requeued = await requeueStale(relayDeps);
@@ -51,6 +82,8 @@ export function startOutboxRelay(deps: { config: Config; db: Db; queue: Queue; r
     .catch((error) => log.warn({ err: (error as Error).message }, 'LISTEN failed; polling only'));
 
   return {
+    /** Runs a round soon (a retry recorded for the relay to enqueue). */
+    wake: loop.wake,
     close: async () => {
       stopped = true;
       await loop.close();

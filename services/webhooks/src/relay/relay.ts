@@ -1,10 +1,11 @@
 import type { Db, DbOrTx } from '@pps/shared/db';
 import { schema, textArray, withTransaction } from '@pps/shared/db';
 import { newId } from '@pps/shared/ids';
-import { catalogueJob } from '@pps/shared/queues';
 import type { Queue } from 'bullmq';
 import { and, asc, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import type Redis from 'ioredis';
+import { deliveryJob, deliveryJobId } from '../delivery/delivery-job';
+import type { LeasedDelivery } from '../delivery/direct-deliveries';
 
 const { events, unrelayedEvents, webhookDeliveries, webhookEndpoints } = schema;
 
@@ -17,20 +18,18 @@ const jobColumns = {
   nextAttemptAt: webhookDeliveries.nextAttemptAt,
 };
 
-/** The job id of a delivery: its id, then `<id>-r<n>` for the n-th redelivery (BullMQ ids may not contain `:`) (a new job for a reopened one). */
-export const deliveryJobId = (delivery: { id: string; redeliveries: number }) =>
-  delivery.redeliveries === 0 ? delivery.id : `${delivery.id}-r${delivery.redeliveries}`;
-
 /**
  * Fans unrelayed events out to the subscribed endpoints of their account, as delivery rows, in one transaction:
  * the events are claimed off the relay's queue with SKIP LOCKED (several relays never take the same one), oldest id
  * first, the deliveries inserted with ON CONFLICT DO NOTHING (a relay that runs twice creates nothing twice), and
- * the events taken off the queue.
+ * the events taken off the queue. The deliveries are leased to this process for `leaseMs` (`enqueued_at` set: the
+ * relay enqueues no job for them): once committed, it makes their first attempts itself (`DirectDeliveries`).
+ * Returns how many events it claimed and the deliveries it made.
  */
-export async function fanOut(deps: RelayDeps): Promise<number> {
+export async function fanOut(deps: RelayDeps, leaseMs: number): Promise<{ claimed: number; leased: LeasedDelivery[] }> {
   return withTransaction(deps.db, async (tx) => {
     const claimed = await claimUnrelayed(tx, deps.batchSize);
-    if (claimed.length === 0) return 0;
+    if (claimed.length === 0) return { claimed: 0, leased: [] };
     const accountIds = [...new Set(claimed.map((event) => event.accountId))];
     const endpoints = await tx
       .select({
@@ -47,6 +46,8 @@ export async function fanOut(deps: RelayDeps): Promise<number> {
           isNull(webhookEndpoints.deletedAt),
         ),
       );
+    const now = new Date();
+    const leasedUntil = new Date(now.getTime() + leaseMs);
     const deliveries = claimed.flatMap((event) =>
       endpoints
         .filter((endpoint) => endpoint.accountId === event.accountId)
@@ -58,13 +59,22 @@ export async function fanOut(deps: RelayDeps): Promise<number> {
           accountId: event.accountId,
           endpointId: endpoint.id,
           eventId: event.id,
+          enqueuedAt: now,
+          leasedUntil,
         })),
     );
-    if (deliveries.length > 0) await tx.insert(webhookDeliveries).values(deliveries).onConflictDoNothing();
+    const inserted =
+      deliveries.length > 0
+        ? await tx
+            .insert(webhookDeliveries)
+            .values(deliveries)
+            .onConflictDoNothing()
+            .returning({ id: webhookDeliveries.id, endpointId: webhookDeliveries.endpointId })
+        : [];
     await tx
       .delete(unrelayedEvents)
       .where(sql`${unrelayedEvents.eventId} = any(${textArray(claimed.map((event) => event.id))})`);
-    return claimed.length;
+    return { claimed: claimed.length, leased: inserted.map((row) => ({ ...row, leasedAt: now.getTime() })) };
   });
 }
 
@@ -126,13 +136,20 @@ export async function redisWasEmptied(redis: Redis, queue: Queue): Promise<boole
 /**
  * After Redis lost its data, every delivery in flight (pending, its job enqueued) has lost its job: they are
  * handed back to the relay, whose next step enqueues them again, each delayed to its own next attempt. A job that
- * Redis did keep has the same id, so adding it again is ignored: nothing is delivered twice.
+ * Redis did keep has the same id, so adding it again is ignored: nothing is delivered twice. Leased deliveries are
+ * a process's own (no job): the lease sweep looks after them.
  */
 export async function reopenInFlightDeliveries(db: DbOrTx): Promise<number> {
   const reopened = await db
     .update(webhookDeliveries)
     .set({ enqueuedAt: null })
-    .where(and(eq(webhookDeliveries.status, 'pending'), isNotNull(webhookDeliveries.enqueuedAt)))
+    .where(
+      and(
+        eq(webhookDeliveries.status, 'pending'),
+        isNotNull(webhookDeliveries.enqueuedAt),
+        isNull(webhookDeliveries.leasedUntil),
+      ),
+    )
     .returning({ id: webhookDeliveries.id });
   return reopened.length;
 }
@@ -156,7 +173,8 @@ export async function requeueStale(deps: RelayDeps, now = new Date()): Promise<n
 
 /**
  * Pending deliveries whose job went out over two minutes ago and whose next attempt is over a minute late; read
- * along the in-flight index (pending and enqueued), so the sweep never scans the deliveries already done.
+ * along the in-flight index (pending and enqueued), so the sweep never scans the deliveries already done. Leased
+ * ones are the lease sweep's.
  */
 export function staleDeliveries(db: DbOrTx, now: Date, limit: number) {
   return db
@@ -167,18 +185,45 @@ export function staleDeliveries(db: DbOrTx, now: Date, limit: number) {
         eq(webhookDeliveries.status, 'pending'),
         sql`${webhookDeliveries.enqueuedAt} < ${new Date(now.getTime() - 120_000).toISOString()}::timestamptz`,
         sql`coalesce(${webhookDeliveries.nextAttemptAt}, ${webhookDeliveries.enqueuedAt}) < ${new Date(now.getTime() - 60_000).toISOString()}::timestamptz`,
+        isNull(webhookDeliveries.leasedUntil),
       ),
     )
     .limit(limit);
 }
 
-/** A delivery's job, delayed to its next attempt when it has one (a retry whose job Redis lost keeps its time). */
-const deliveryJob = (delivery: { id: string; endpointId: string; redeliveries: number; nextAttemptAt: Date | null }) =>
-  catalogueJob(
-    'webhookDelivery',
-    { deliveryId: delivery.id, endpointId: delivery.endpointId },
-    {
-      jobId: deliveryJobId(delivery),
-      delay: delivery.nextAttemptAt ? Math.max(0, delivery.nextAttemptAt.getTime() - Date.now()) : 0,
-    },
-  );
+/**
+ * Deliveries whose lease lapsed while still pending (the process that leased them died, or Redis refused their
+ * handoff): each gets a job unless one is alive already (handed off, its lease not yet ended), then the lease
+ * ends. Claimed with SKIP LOCKED, so several relays share the work; with Redis down nothing changes and the next
+ * sweep tries again.
+ */
+export async function reclaimLapsedLeases(deps: RelayDeps, now = new Date()): Promise<number> {
+  return withTransaction(deps.db, async (tx) => {
+    const lapsed = await tx
+      .select(jobColumns)
+      .from(webhookDeliveries)
+      .where(
+        and(
+          sql`${webhookDeliveries.leasedUntil} < ${now.toISOString()}::timestamptz`,
+          eq(webhookDeliveries.status, 'pending'),
+        ),
+      )
+      .orderBy(asc(webhookDeliveries.leasedUntil))
+      .limit(deps.batchSize)
+      .for('update', { skipLocked: true });
+    if (lapsed.length === 0) return 0;
+    const orphans = [];
+    for (const delivery of lapsed) {
+      const job = await deps.queue.getJob(deliveryJobId(delivery));
+      const state = job ? await job.getState() : 'missing';
+      if (job && (state === 'failed' || state === 'completed')) await job.remove();
+      if (!job || state === 'failed' || state === 'completed' || state === 'unknown') orphans.push(delivery);
+    }
+    if (orphans.length > 0) await deps.queue.addBulk(orphans.map(deliveryJob));
+    await tx
+      .update(webhookDeliveries)
+      .set({ leasedUntil: null })
+      .where(sql`${webhookDeliveries.id} = any(${textArray(lapsed.map((delivery) => delivery.id))})`);
+    return orphans.length;
+  });
+}

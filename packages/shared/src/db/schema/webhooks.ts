@@ -60,6 +60,11 @@ export const webhookDeliveries = pgTable(
     nextAttemptAt: ts('next_attempt_at'),
     /** Set when the relay has enqueued this delivery's job; null means the relay still has to (new, or reopened). */
     enqueuedAt: ts('enqueued_at'),
+    /**
+     * Set while the relay's process delivers the first attempt itself (no job): past it with the delivery still
+     * pending and no job alive, the lease sweep enqueues one (the process died, or could not hand it on).
+     */
+    leasedUntil: ts('leased_until'),
     completedAt: ts('completed_at'),
     ...timestamps,
   },
@@ -72,6 +77,8 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_in_flight_idx')
       .on(t.enqueuedAt)
       .where(sql`status = 'pending' and enqueued_at is not null`),
+    // The lease sweep's: the deliveries leased to a process (the first attempts in flight there).
+    index('webhook_deliveries_leased_idx').on(t.leasedUntil).where(sql`leased_until is not null`),
   ],
 );
 

@@ -1,0 +1,2 @@
+ALTER TABLE "webhook_deliveries" ADD COLUMN "leased_until" timestamp (3) with time zone;--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_leased_idx" ON "webhook_deliveries" USING btree ("leased_until") WHERE leased_until is not null;
