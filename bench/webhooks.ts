@@ -10,6 +10,7 @@ import { writeEvents } from '@pps/shared/events';
 import { newId } from '@pps/shared/ids';
 import { createLogger } from '@pps/shared/logger';
 import { newWebhookSecret } from '@pps/shared/webhooks';
+import { sampleCpu } from './cpu';
 import { freshDatabase } from './fresh-database';
 
 /**
@@ -21,7 +22,8 @@ import { freshDatabase } from './fresh-database';
  * - **sustained**: BENCH_WEBHOOK_RATE events/s (1,000) for BENCH_WEBHOOK_SECONDS (30), one endpoint, one process;
  * - **slow neighbour**: the same rate for half as long, split between two accounts whose receivers answer at once
  *   and after 2 s: the fast endpoint's lag beside the slow one's.
- * Each reports the commit-to-receipt lag (p50, p99). BENCH_WORKER_NODE_ARGS passes Node flags to the webhooks
+ * Each reports the commit-to-receipt lag (p50, p99); the burst and sustained ones the CPU each delivery took in
+ * the webhooks processes, PostgreSQL and this process (the event writer and receivers). BENCH_WORKER_NODE_ARGS passes Node flags to the webhooks
  * processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`). Numbers only: nothing here is asserted.
  */
 const COUNT = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
@@ -150,31 +152,58 @@ const percentile = (values: number[], p: number) => {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN);
 };
 
-type Row = { scenario: string; deliveries: number; perSecond: number; p50: number; p99: number };
+/** CPU ms per delivery: the webhooks processes, PostgreSQL, and this process (the event writer and receivers). */
+type CpuPerDelivery = { webhooks: number; postgres: number; bench: number };
+type Row = { scenario: string; deliveries: number; perSecond: number; p50: number; p99: number; cpu?: CpuPerDelivery };
 const rows: Row[] = [];
-/** A scenario's row: its deliveries, their rate, and the lags `receiver` measured. */
-const rowOf = (scenario: string, deliveries: number, perSecond: number, receiver: Receiver): Row => ({
+/** A scenario's row: its deliveries, their rate, the lags `receiver` measured and the CPU they took. */
+const rowOf = (
+  scenario: string,
+  deliveries: number,
+  perSecond: number,
+  receiver: Receiver,
+  cpu?: CpuPerDelivery,
+): Row => ({
   scenario,
   deliveries,
   perSecond,
   p50: percentile(receiver.lags, 50),
   p99: percentile(receiver.lags, 99),
+  cpu,
 });
+
+/** Starts counting CPU; the returned function gives the CPU per delivery since, for `deliveries`. */
+async function cpuMeter(workers: ChildProcess[]) {
+  const pids = workers.map((worker) => worker.pid as number);
+  const [before, ownBefore] = [await sampleCpu(pids), process.cpuUsage()];
+  return async (deliveries: number): Promise<CpuPerDelivery> => {
+    const [after, own] = [await sampleCpu(pids), process.cpuUsage(ownBefore)];
+    const per = (seconds: number) => Number(((seconds * 1000) / deliveries).toFixed(3));
+    return {
+      webhooks: per(after.server - before.server),
+      postgres: per(after.postgres - before.postgres),
+      bench: per((own.user + own.system) / 1e6),
+    };
+  };
+}
 
 async function burst(processes: number): Promise<void> {
   const receiver = await startReceiver();
   const accountId = await subscribedAccount(receiver);
   const workers = await startWorkers(processes);
+  const cpu = await cpuMeter(workers);
   const started = performance.now();
   for (let offset = 0; offset < COUNT; offset += 100) await writeBatch(accountId, Math.min(100, COUNT - offset));
   await receiver.waitFor(COUNT);
   const seconds = (receiver.lastReceipt - started) / 1000;
+  const used = await cpu(COUNT);
   rows.push(
     rowOf(
       `burst of ${COUNT.toLocaleString('en-US')}, ${processes} process${processes > 1 ? 'es' : ''}`,
       COUNT,
       Math.round(COUNT / seconds),
       receiver,
+      used,
     ),
   );
   await stopWorkers(workers);
@@ -185,14 +214,17 @@ async function sustained(): Promise<void> {
   const receiver = await startReceiver();
   const accountId = await subscribedAccount(receiver);
   const workers = await startWorkers(1);
+  const cpu = await cpuMeter(workers);
   const written = await writeAtRate([accountId], RATE, SUSTAINED_SECONDS);
   await receiver.waitFor(written);
+  const used = await cpu(written);
   rows.push(
     rowOf(
       `sustained ${RATE.toLocaleString('en-US')}/s for ${SUSTAINED_SECONDS} s, 1 process`,
       written,
       Math.round(written / SUSTAINED_SECONDS),
       receiver,
+      used,
     ),
   );
   await stopWorkers(workers);
@@ -235,11 +267,14 @@ await slowNeighbour();
 
 const [one, two] = rows;
 console.log('\nwebhooks processes on loopback, receivers in this process\n');
-console.log('| scenario | deliveries | deliveries/s | lag p50 ms | lag p99 ms |');
-console.log('|---|---:|---:|---:|---:|');
+console.log(
+  '| scenario | deliveries | deliveries/s | lag p50 ms | lag p99 ms | CPU ms per delivery: webhooks · PostgreSQL · this process |',
+);
+console.log('|---|---:|---:|---:|---:|---|');
 for (const row of rows) {
+  const cpu = row.cpu ? `${row.cpu.webhooks} · ${row.cpu.postgres} · ${row.cpu.bench}` : '—';
   console.log(
-    `| ${row.scenario} | ${row.deliveries.toLocaleString('en-US')} | ${row.perSecond.toLocaleString('en-US')} | ${row.p50} | ${row.p99} |`,
+    `| ${row.scenario} | ${row.deliveries.toLocaleString('en-US')} | ${row.perSecond.toLocaleString('en-US')} | ${row.p50} | ${row.p99} | ${cpu} |`,
   );
 }
 console.log(`\nTwo processes / one: ${((two?.perSecond ?? 0) / (one?.perSecond ?? 1)).toFixed(2)}×`);

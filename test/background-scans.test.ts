@@ -49,7 +49,7 @@ describe('what a background round reads', () => {
       from generate_series(1, 3) i`;
     await stack.sql`insert into unrelayed_events (event_id) select id from events where id like 'evt_new%'`;
 
-    expect(await rowsReadBy(claimUnrelayed(stack.db, 500), 'events')).toEqual({ read: 3, found: 3 });
+    expect(await rowsRead(stack.sql, claimUnrelayed(500), 'events')).toEqual({ read: 3, found: 3 });
   });
 
   describe('the settlement pass', () => {

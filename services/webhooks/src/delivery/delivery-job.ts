@@ -1,7 +1,7 @@
 import { isDatabaseUnavailable } from '@pps/shared/db';
 import { catalogueJob, type JobHandler, RunLater } from '@pps/shared/queues';
 import type { DeliveryJobDeps } from '../deps';
-import { decideAttempt, disableGoneEndpoint, failWithoutSending, sendDelivery } from './delivery';
+import { decideAttempt, disableGoneEndpoint, failWithoutSending, type LoadedDelivery, sendDelivery } from './delivery';
 import { RetryLater } from './retry-later';
 
 /** A delivery that met an unavailable database is tried again after this, plus up to as much jitter. */
@@ -22,7 +22,7 @@ export type AttemptResult =
 /**
  * One attempt of one webhook delivery (docs/design.md, Webhook delivery), made by a delivery job or, for a first
  * attempt, directly by the relay's process (`direct`): loaded with the concurrent attempts' deliveries in one
- * statement, sent, and recorded with theirs in one statement. A delivery no longer pending is skipped, so an attempt
+ * statement (or already, with the relay's batch), sent, and recorded with theirs in one statement. A delivery no longer pending is skipped, so an attempt
  * made twice does no harm. No head-of-line blocking: the endpoint's slot (WEBHOOK_ENDPOINT_CONCURRENCY per process,
  * jobs and direct attempts together) is held for the request alone, and an attempt whose endpoint's slots stay busy
  * past a short wait steps aside (`busy`), so a slow or dead receiver never holds the slots other endpoints need,
@@ -30,12 +30,12 @@ export type AttemptResult =
  */
 export async function attemptDelivery(
   deps: DeliveryJobDeps,
-  delivery: { deliveryId: string; endpointId: string },
+  delivery: { deliveryId: string; endpointId: string; loaded?: LoadedDelivery },
   direct: boolean,
 ): Promise<AttemptResult> {
   const { deliveryId, endpointId } = delivery;
   const metrics = deps.metrics;
-  const loaded = await deps.io.load(deliveryId);
+  const loaded = delivery.loaded ?? (await deps.io.load(deliveryId));
   if (loaded?.status !== 'pending') {
     metrics?.webhookDeliveries.inc({ outcome: 'skipped' });
     return { kind: 'skipped' };

@@ -1,10 +1,10 @@
+import { createHmac } from 'node:crypto';
 import type { Config } from '@pps/shared/config';
 import type { FieldCipher } from '@pps/shared/crypto';
 import { Batcher, type Db, rowMapper, schema, send, texts } from '@pps/shared/db';
 import type { Metrics } from '@pps/shared/metrics';
 import { webhookTargetProblem } from '@pps/shared/webhooks';
 import { eq } from 'drizzle-orm';
-import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
 import { z } from 'zod';
 
@@ -85,6 +85,10 @@ const loadedRow = rowMapper({
 });
 export type LoadedDelivery = ReturnType<typeof loadedRow>;
 
+/** What attempts of these deliveries need, in one statement (those no longer there are left out). */
+export const loadDeliveries = async (db: Db, ids: string[]): Promise<LoadedDelivery[]> =>
+  (await send(db, LOAD, [ids])).map(loadedRow);
+
 // ── recording, batched ────────────────────────────────────────────────────────────────────────────────────────
 
 /** An attempt's result as written: the attempt row, the delivery's new state, and whether it reached a 2xx. */
@@ -153,10 +157,9 @@ const RECORD = `
  * for its own batch, so an attempt is recorded before its job completes.
  */
 export function deliveryIo(deps: DeliveryDeps) {
-  const options = { maxBatch: 200, maxWaitMs: 0, maxInFlight: 4 };
+  const options = { maxBatch: 200, maxWaitMs: 0, maxInFlight: 1 };
   const loads = new Batcher<string, LoadedDelivery | undefined>(async (ids) => {
-    const rows = (await send(deps.db, LOAD, [ids])).map(loadedRow);
-    const byId = new Map(rows.map((row) => [row.id, row]));
+    const byId = new Map((await loadDeliveries(deps.db, ids)).map((row) => [row.id, row]));
     return ids.map((id) => byId.get(id));
   }, options);
   const records = new Batcher<AttemptRecord, void>(async (items) => {
@@ -196,26 +199,34 @@ export type DeliveryIo = ReturnType<typeof deliveryIo>;
 
 // ── one attempt ───────────────────────────────────────────────────────────────────────────────────────────────
 
-/** Signers by the encrypted secret they were opened from: a rotation changes the ciphertext, so a new one is made. */
-const signers = new Map<string, Webhook>();
+/** Signing keys by the encrypted secret they were opened from: a rotation changes the ciphertext, so a new one is made. */
+const signingKeys = new Map<string, Buffer>();
 
-function signerOf(cipher: FieldCipher, secretEnc: string): Webhook {
-  let signer = signers.get(secretEnc);
-  if (!signer) {
-    if (signers.size >= 10_000) signers.clear();
-    signer = new Webhook(cipher.decrypt(secretEnc));
-    signers.set(secretEnc, signer);
+function signingKeyOf(cipher: FieldCipher, secretEnc: string): Buffer {
+  let key = signingKeys.get(secretEnc);
+  if (!key) {
+    if (signingKeys.size >= 10_000) signingKeys.clear();
+    key = Buffer.from(cipher.decrypt(secretEnc).replace(/^whsec_/, ''), 'base64');
+    signingKeys.set(secretEnc, key);
   }
-  return signer;
+  return key;
 }
 
-/** The `webhook-signature` header: the current secret's, and the previous one's while it still signs. */
+/**
+ * The `webhook-signature` header: the current secret's signature, and the previous one's while it still signs.
+ * Each is Standard Webhooks' `v1,` and the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` under the secret's bytes,
+ * as the `standardwebhooks` package signs; signed here with Node's HMAC, since that package's pure-JavaScript
+ * SHA-256 was 4 % of a delivery's CPU. Every test verifies what it receives with the package.
+ */
 function signatures(deps: DeliveryDeps, loaded: LoadedDelivery, at: Date) {
   const secrets = [loaded.secretEnc];
   if (loaded.previousSecretEnc && loaded.previousSecretExpiresAt && loaded.previousSecretExpiresAt > at) {
     secrets.push(loaded.previousSecretEnc);
   }
-  return secrets.map((secret) => signerOf(deps.cipher, secret).sign(loaded.eventId, at, loaded.body)).join(' ');
+  const signed = `${loaded.eventId}.${Math.floor(at.getTime() / 1000)}.${loaded.body}`;
+  return secrets
+    .map((secret) => `v1,${createHmac('sha256', signingKeyOf(deps.cipher, secret)).update(signed).digest('base64')}`)
+    .join(' ');
 }
 
 /** What the receiver answered, or why there was no answer. */

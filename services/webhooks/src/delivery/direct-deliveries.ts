@@ -4,12 +4,16 @@ import type { Logger } from '@pps/shared/logger';
 import type { Queue } from 'bullmq';
 import { sql } from 'drizzle-orm';
 import type { DeliveryJobDeps } from '../deps';
+import { type LoadedDelivery, loadDeliveries } from './delivery';
 import { attemptDelivery, databaseRetryMs, deliveryJob } from './delivery-job';
 
 const { webhookDeliveries } = schema;
 
 /** A delivery the relay fanned out and leased to this process, and when (ms since the epoch). */
 export type LeasedDelivery = { id: string; endpointId: string; leasedAt: number };
+
+/** A leased delivery with what its attempt needs, loaded with the rest of its batch. */
+type Ready = LeasedDelivery & { loaded: LoadedDelivery | undefined };
 
 /** How long a leased delivery may wait here for its turn; past it, it is handed to a job instead. */
 const MAX_QUEUED_MS = 5_000;
@@ -39,7 +43,8 @@ export class DirectDeliveries {
   readonly #concurrency: number;
   readonly #capacity: number;
   readonly #handoffs: Batcher<Handoff, void>;
-  #waiting: LeasedDelivery[] = [];
+  #waiting: Ready[] = [];
+  #loading = 0;
   #running = 0;
   #listeners: (() => boolean)[] = [];
 
@@ -55,25 +60,40 @@ export class DirectDeliveries {
     );
   }
 
-  /** Deliveries committed leased to this process, to attempt in turn. */
+  /**
+   * Deliveries committed leased to this process, to attempt in turn: what their attempts need is loaded for all of
+   * them in one statement (when that fails, they are handed to jobs).
+   */
   add(deliveries: LeasedDelivery[]): void {
-    this.#waiting.push(...deliveries);
-    this.#pump();
+    if (deliveries.length === 0) return;
+    this.#loading += deliveries.length;
+    void loadDeliveries(
+      this.#deps.db,
+      deliveries.map((delivery) => delivery.id),
+    )
+      .then(
+        (rows) => {
+          const byId = new Map(rows.map((row) => [row.id, row]));
+          this.#waiting.push(...deliveries.map((delivery) => ({ ...delivery, loaded: byId.get(delivery.id) })));
+        },
+        () => {
+          for (const delivery of deliveries) void this.#handOff(delivery, databaseRetryMs());
+        },
+      )
+      .finally(() => {
+        this.#loading -= deliveries.length;
+        this.#pump();
+      });
   }
 
   /** Resolves once fewer than 4 × WEBHOOK_CONCURRENCY deliveries wait here. */
   room(): Promise<void> {
-    return this.#until(() => this.#waiting.length < this.#capacity);
+    return this.#until(() => this.#loading + this.#waiting.length < this.#capacity);
   }
 
   /** Resolves once every delivery handed here has been attempted or handed on (none taken after the relay stops). */
   drain(): Promise<void> {
-    return this.#until(() => this.#waiting.length === 0 && this.#running === 0);
-  }
-
-  /** Attempts and handoffs now (for tests and metrics). */
-  get load() {
-    return { waiting: this.#waiting.length, running: this.#running };
+    return this.#until(() => this.#loading + this.#waiting.length === 0 && this.#running === 0);
   }
 
   #until(condition: () => boolean): Promise<void> {
@@ -94,7 +114,7 @@ export class DirectDeliveries {
 
   #pump() {
     while (this.#running < this.#concurrency && this.#waiting.length > 0) {
-      const delivery = this.#waiting.shift() as LeasedDelivery;
+      const delivery = this.#waiting.shift() as Ready;
       this.#running += 1;
       void this.#attempt(delivery).finally(() => {
         this.#running -= 1;
@@ -105,14 +125,11 @@ export class DirectDeliveries {
     this.#changed();
   }
 
-  async #attempt(delivery: LeasedDelivery): Promise<void> {
+  async #attempt(delivery: Ready): Promise<void> {
     if (Date.now() - delivery.leasedAt > MAX_QUEUED_MS) return this.#handOff(delivery, 0);
     try {
-      const result = await attemptDelivery(
-        this.#deps,
-        { deliveryId: delivery.id, endpointId: delivery.endpointId },
-        true,
-      );
+      const { id: deliveryId, endpointId, loaded } = delivery;
+      const result = await attemptDelivery(this.#deps, { deliveryId, endpointId, loaded }, true);
       if (result.kind === 'busy') return this.#handOff(delivery, result.delayMs);
       if (result.kind === 'retry') this.#onRetry();
     } catch (error) {

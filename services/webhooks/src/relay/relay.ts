@@ -1,13 +1,14 @@
 import type { Db, DbOrTx } from '@pps/shared/db';
-import { schema, textArray, withTransaction } from '@pps/shared/db';
+import { pipelinedTransaction, rowMapper, type Sent, schema, send, textArray, withTransaction } from '@pps/shared/db';
 import { newId } from '@pps/shared/ids';
 import type { Queue } from 'bullmq';
 import { and, asc, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import type Redis from 'ioredis';
+import { z } from 'zod';
 import { deliveryJob, deliveryJobId } from '../delivery/delivery-job';
 import type { LeasedDelivery } from '../delivery/direct-deliveries';
 
-const { events, unrelayedEvents, webhookDeliveries, webhookEndpoints } = schema;
+const { webhookDeliveries } = schema;
 
 export type RelayDeps = { db: Db; queue: Queue; batchSize: number };
 
@@ -19,84 +20,79 @@ const jobColumns = {
 };
 
 /**
- * Fans unrelayed events out to the subscribed endpoints of their account, as delivery rows, in one transaction:
- * the events are claimed off the relay's queue with SKIP LOCKED (several relays never take the same one), oldest id
- * first, the deliveries inserted with ON CONFLICT DO NOTHING (a relay that runs twice creates nothing twice), and
- * the events taken off the queue. The deliveries are leased to this process for `leaseMs` (`enqueued_at` set: the
- * relay enqueues no job for them): once committed, it makes their first attempts itself (`DirectDeliveries`).
- * Returns how many events it claimed and the deliveries it made.
+ * The events claimed off the relay's queue, up to $1, oldest id first, with SKIP LOCKED (several relays never take
+ * the same one), each with the endpoints it goes to: its account's, enabled, subscribed to its type, and made before
+ * it (an endpoint hears what happened after it subscribed, even when the relay catches up late); an event no
+ * endpoint hears is one row with no endpoint. The queue is read first and the events then by id: a join of the two
+ * let the planner merge them along the events' primary key, reading every event ever written to find the few
+ * queued, since its estimate of the queue comes from the last ANALYZE, which a burst leaves at thousands of rows
+ * (docs/decisions.md, Performance: scans that grew with the tables).
  */
-export async function fanOut(deps: RelayDeps, leaseMs: number): Promise<{ claimed: number; leased: LeasedDelivery[] }> {
-  return withTransaction(deps.db, async (tx) => {
-    const claimed = await claimUnrelayed(tx, deps.batchSize);
-    if (claimed.length === 0) return { claimed: 0, leased: [] };
-    const accountIds = [...new Set(claimed.map((event) => event.accountId))];
-    const endpoints = await tx
-      .select({
-        id: webhookEndpoints.id,
-        accountId: webhookEndpoints.accountId,
-        events: webhookEndpoints.events,
-        createdAt: webhookEndpoints.createdAt,
-      })
-      .from(webhookEndpoints)
-      .where(
-        and(
-          sql`${webhookEndpoints.accountId} = any(${textArray(accountIds)})`,
-          eq(webhookEndpoints.enabled, true),
-          isNull(webhookEndpoints.deletedAt),
-        ),
-      );
-    const now = new Date();
-    const leasedUntil = new Date(now.getTime() + leaseMs);
-    const deliveries = claimed.flatMap((event) =>
-      endpoints
-        .filter((endpoint) => endpoint.accountId === event.accountId)
-        // An endpoint hears what happened after it subscribed, even when the relay catches up late.
-        .filter((endpoint) => endpoint.createdAt <= event.createdAt)
-        .filter((endpoint) => endpoint.events.includes('*') || endpoint.events.includes(event.type))
-        .map((endpoint) => ({
-          id: newId('delivery'),
-          accountId: event.accountId,
-          endpointId: endpoint.id,
-          eventId: event.id,
-          enqueuedAt: now,
-          leasedUntil,
-        })),
-    );
-    const inserted =
-      deliveries.length > 0
-        ? await tx
-            .insert(webhookDeliveries)
-            .values(deliveries)
-            .onConflictDoNothing()
-            .returning({ id: webhookDeliveries.id, endpointId: webhookDeliveries.endpointId })
-        : [];
-    await tx
-      .delete(unrelayedEvents)
-      .where(sql`${unrelayedEvents.eventId} = any(${textArray(claimed.map((event) => event.id))})`);
-    return { claimed: claimed.length, leased: inserted.map((row) => ({ ...row, leasedAt: now.getTime() })) };
-  });
-}
+const CLAIM = `
+  select e.id as event_id, e.account_id, w.id as endpoint_id
+  from events e
+  left join webhook_endpoints w on w.account_id = e.account_id and w.enabled and w.deleted_at is null
+    and w.created_at <= e.created_at and (w.events ? '*' or w.events ? e.type)
+  where e.id = any(array(
+    select event_id from unrelayed_events order by event_id limit $1 for update skip locked))
+  order by e.id`;
+
+/** The claim as a statement (what test/background-scans.test.ts runs under EXPLAIN). */
+export const claimUnrelayed = (limit: number) => ({ text: CLAIM, params: [limit] });
+
+/** The deliveries made, leased to this process ($5 to $6: when, until when): each event's to each endpoint. */
+const INSERT_DELIVERIES = `
+  insert into webhook_deliveries (id, account_id, endpoint_id, event_id, status, attempts, redeliveries,
+    enqueued_at, leased_until, created_at, updated_at)
+  select id, account_id, endpoint_id, event_id, 'pending', 0, 0, $5::timestamptz, $6::timestamptz,
+    $5::timestamptz, $5::timestamptz
+  from unnest($1::text[], $2::text[], $3::text[], $4::text[]) as d(id, account_id, endpoint_id, event_id)
+  on conflict do nothing
+  returning id, endpoint_id`;
+
+const UNQUEUE = 'delete from unrelayed_events where event_id = any($1::text[])';
+
+const claimedRow = rowMapper({
+  eventId: webhookDeliveries.eventId,
+  accountId: webhookDeliveries.accountId,
+  endpointId: z.string().nullable(),
+});
+const insertedRow = rowMapper({ id: webhookDeliveries.id, endpointId: webhookDeliveries.endpointId });
 
 /**
- * Claims up to `limit` events off the relay's queue, oldest id first, with SKIP LOCKED; the events are then read
- * by id. A join of the queue and the events let the planner merge them along the events' primary key, reading
- * every event ever written to find the few queued: its estimate of the queue comes from the last ANALYZE, which a
- * burst leaves at thousands of rows, so each round cost in proportion to the events table (docs/decisions.md,
- * Performance: scans that grew with the tables).
+ * Fans unrelayed events out to the subscribed endpoints of their account, as delivery rows, in one transaction of
+ * two round trips (the claim; then the inserts, the events taken off the queue and the commit): the deliveries
+ * inserted with ON CONFLICT DO NOTHING (a relay that runs twice creates nothing twice). They are leased to this
+ * process for `leaseMs` (`enqueued_at` set: the relay enqueues no job for them): once committed, it makes their
+ * first attempts itself (`DirectDeliveries`). Returns how many events it claimed and the deliveries it made. Written
+ * out (`send`): it is `npm run bench:webhooks`' hot path, where drizzle building statements of hundreds of rows
+ * showed.
  */
-export function claimUnrelayed(db: DbOrTx, limit: number) {
-  const queued = db
-    .select({ id: unrelayedEvents.eventId })
-    .from(unrelayedEvents)
-    .orderBy(asc(unrelayedEvents.eventId))
-    .limit(limit)
-    .for('update', { skipLocked: true });
-  return db
-    .select({ id: events.id, accountId: events.accountId, type: events.type, createdAt: events.createdAt })
-    .from(events)
-    .where(sql`${events.id} = any(array(${queued}))`)
-    .orderBy(asc(events.id));
+export async function fanOut(deps: RelayDeps, leaseMs: number): Promise<{ claimed: number; leased: LeasedDelivery[] }> {
+  const now = new Date();
+  const { claimed, inserted } = await pipelinedTransaction<{
+    claimed: number;
+    inserted?: Sent<Record<string, unknown>[]>;
+  }>(deps.db, async (tx) => {
+    const rows = (await send(tx, CLAIM, [deps.batchSize])).map(claimedRow);
+    const eventIds = [...new Set(rows.map((row) => row.eventId))];
+    if (eventIds.length === 0) return { result: { claimed: 0 } };
+    const unqueued = send(tx, UNQUEUE, [eventIds]);
+    const deliveries = rows.flatMap((row) => (row.endpointId ? [{ ...row, endpointId: row.endpointId }] : []));
+    if (deliveries.length === 0) return { result: { claimed: eventIds.length }, pending: [unqueued] };
+    const made = send(tx, INSERT_DELIVERIES, [
+      deliveries.map(() => newId('delivery')),
+      deliveries.map((delivery) => delivery.accountId),
+      deliveries.map((delivery) => delivery.endpointId),
+      deliveries.map((delivery) => delivery.eventId),
+      now.toISOString(),
+      new Date(now.getTime() + leaseMs).toISOString(),
+    ]);
+    // Read once committed (the transaction settles every statement it sent first, and throws on a failed one).
+    return { result: { claimed: eventIds.length, inserted: made }, pending: [unqueued, made] };
+  });
+  const rows = inserted ? await inserted : [];
+  return { claimed, leased: rows.map(insertedRow).map((row) => ({ ...row, leasedAt: now.getTime() })) };
 }
 
 /**
