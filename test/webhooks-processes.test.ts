@@ -400,6 +400,33 @@ describe('webhook delivery processes', () => {
     await stopProcess(redisServer, 'SIGTERM');
   }, 90_000);
 
+  it('SIGTERM mid-delivery: the first attempts in flight finish and are recorded, none left leased', async () => {
+    const path = '/sigterm';
+    const sub = await subscriber(path);
+    receiver.answer(path, () => ({ status: 200, delayMs: 700 }));
+    const redis = await privateRedis();
+    const redisServer = await redis.start();
+    const worker = webhookWorker(redis.url, queuePrefix(), { WEBHOOK_TIMEOUT_MS: '5000' });
+
+    const eventIds = await createdEvents(await createPayments(sub, 3));
+    await waitFor(() => receiver.at(path).length >= 1, { timeoutMs: 30_000, what: 'a first request' });
+    await stopGracefully(worker);
+    expect(worker.exitCode).toBe(0);
+
+    // What the receiver got before the process exited was each answered and recorded: a 200, one attempt, no lease.
+    const received = new Set(receiver.at(path).map(webhookId));
+    const rows = (await deliveriesOf(sub.endpointId)).filter((row) => received.has(row.event_id));
+    expect(rows.length).toBe(received.size);
+    for (const row of rows) {
+      expect(row).toMatchObject({ status: 'succeeded', attempts: 1, last_status_code: 200, leased_until: null });
+    }
+    // The rest are delivered by the next process.
+    const next = webhookWorker(redis.url, queuePrefix());
+    await waitFor(() => allSucceeded(sub.endpointId, eventIds), { timeoutMs: 60_000, what: 'the rest delivered' });
+    await stopGracefully(next);
+    await stopProcess(redisServer, 'SIGTERM');
+  }, 90_000);
+
   it('a worker killed with SIGKILL mid-delivery: a new one delivers the rest; only the requests in flight repeat', async () => {
     const path = '/worker-killed';
     const sub = await subscriber(path);
