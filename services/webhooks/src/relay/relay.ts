@@ -40,12 +40,15 @@ const CLAIM = `
 /** The claim as a statement (what test/background-scans.test.ts runs under EXPLAIN). */
 export const claimUnrelayed = (limit: number) => ({ text: CLAIM, params: [limit] });
 
-/** The deliveries made, leased to this process ($5 to $6: when, until when): each event's to each endpoint. */
+/**
+ * The deliveries made, each event's to each endpoint, leased to this process for $5 ms. Times are the database's,
+ * as the lease sweep's are: the processes' clocks may differ, and a lease read early sends a delivery twice.
+ */
 const INSERT_DELIVERIES = `
   insert into webhook_deliveries (id, account_id, endpoint_id, event_id, status, attempts, redeliveries,
     enqueued_at, leased_until, created_at, updated_at)
-  select id, account_id, endpoint_id, event_id, 'pending', 0, 0, $5::timestamptz, $6::timestamptz,
-    $5::timestamptz, $5::timestamptz
+  select id, account_id, endpoint_id, event_id, 'pending', 0, 0, now(), now() + $5::int * interval '1 millisecond',
+    now(), now()
   from unnest($1::text[], $2::text[], $3::text[], $4::text[]) as d(id, account_id, endpoint_id, event_id)
   on conflict do nothing
   returning id, endpoint_id`;
@@ -69,7 +72,7 @@ const insertedRow = rowMapper({ id: webhookDeliveries.id, endpointId: webhookDel
  * showed.
  */
 export async function fanOut(deps: RelayDeps, leaseMs: number): Promise<{ claimed: number; leased: LeasedDelivery[] }> {
-  const now = new Date();
+  const leasedAt = Date.now();
   const { claimed, inserted } = await pipelinedTransaction<{
     claimed: number;
     inserted?: Sent<Record<string, unknown>[]>;
@@ -85,14 +88,13 @@ export async function fanOut(deps: RelayDeps, leaseMs: number): Promise<{ claime
       deliveries.map((delivery) => delivery.accountId),
       deliveries.map((delivery) => delivery.endpointId),
       deliveries.map((delivery) => delivery.eventId),
-      now.toISOString(),
-      new Date(now.getTime() + leaseMs).toISOString(),
+      leaseMs,
     ]);
     // Read once committed (the transaction settles every statement it sent first, and throws on a failed one).
     return { result: { claimed: eventIds.length, inserted: made }, pending: [unqueued, made] };
   });
   const rows = inserted ? await inserted : [];
-  return { claimed, leased: rows.map(insertedRow).map((row) => ({ ...row, leasedAt: now.getTime() })) };
+  return { claimed, leased: rows.map(insertedRow).map((row) => ({ ...row, leasedAt })) };
 }
 
 /**
@@ -189,21 +191,16 @@ export function staleDeliveries(db: DbOrTx, now: Date, limit: number) {
 
 /**
  * Deliveries whose lease lapsed while still pending (the process that leased them died, or Redis refused their
- * handoff): each gets a job unless one is alive already (handed off, its lease not yet ended), then the lease
- * ends. Claimed with SKIP LOCKED, so several relays share the work; with Redis down nothing changes and the next
- * sweep tries again.
+ * handoff), by the database's clock: each gets a job unless one is alive already (handed off, its lease not yet
+ * ended), then the lease ends. Claimed with SKIP LOCKED, so several relays share the work; with Redis down nothing
+ * changes and the next sweep tries again.
  */
-export async function reclaimLapsedLeases(deps: RelayDeps, now = new Date()): Promise<number> {
+export async function reclaimLapsedLeases(deps: RelayDeps): Promise<number> {
   return withTransaction(deps.db, async (tx) => {
     const lapsed = await tx
       .select(jobColumns)
       .from(webhookDeliveries)
-      .where(
-        and(
-          sql`${webhookDeliveries.leasedUntil} < ${now.toISOString()}::timestamptz`,
-          eq(webhookDeliveries.status, 'pending'),
-        ),
-      )
+      .where(and(sql`${webhookDeliveries.leasedUntil} < now()`, eq(webhookDeliveries.status, 'pending')))
       .orderBy(asc(webhookDeliveries.leasedUntil))
       .limit(deps.batchSize)
       .for('update', { skipLocked: true });
