@@ -27,4 +27,18 @@ describe('app tokens', () => {
     expect(verifyAppToken([k1], 'garbage', 2_000_000)).toEqual({ ok: false, reason: 'malformed' });
     expect(verifyAppToken([k1], 'a.b.c', 2_000_000)).toEqual({ ok: false, reason: 'malformed' });
   });
+
+  it('verifies a token once per key ring, and still expires it and refuses a changed byte', () => {
+    const ring = [k1];
+    const token = signAppToken(ring, claims);
+    const first = verifyAppToken(ring, token, 2_000_000);
+    expect(first).toMatchObject({ ok: true, claims: { sub: 'app_1', acc: 'acct_1' } });
+    expect(verifyAppToken(ring, token, 2_000_001)).toEqual(first);
+    expect(verifyAppToken(ring, token, 4_600_000)).toEqual({ ok: false, reason: 'expired' });
+    const [h, p, s] = token.split('.') as [string, string, string];
+    const flipped = `${h}.${p}.${s.startsWith('A') ? 'B' : 'A'}${s.slice(1)}`;
+    expect(verifyAppToken(ring, flipped, 2_000_000)).toEqual({ ok: false, reason: 'bad_signature' });
+    // Another ring (a key retired) checks the signature itself.
+    expect(verifyAppToken([k2], token, 2_000_000)).toEqual({ ok: false, reason: 'bad_signature' });
+  });
 });
