@@ -1,4 +1,4 @@
-import { type DbOrTx, texts } from '../db';
+import { type DbOrTx, jsonArray, texts } from '../db';
 import { type Part, rowMapper, send } from '../db/raw';
 import { events } from '../db/schema';
 import { newId } from '../ids';
@@ -57,16 +57,16 @@ const INSERT_EVENTS = `
     on conflict (resource_id) do update set last_sequence = event_sequences.last_sequence + excluded.last_sequence
     returning resource_id, last_sequence),
   event as (
-    select event.*, claim.last_sequence - taken.n::int + event.ordinal::int as sequence
-    from unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
-      $11::text[])
-      as event(id, account_id, type, resource_type, resource_id, ordinal, payload, request_id, created_at)
+    select event.*, document.payload, claim.last_sequence - taken.n::int + event.ordinal::int as sequence
+    from unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $10::text[], $11::text[])
+      with ordinality as event(id, account_id, type, resource_type, resource_id, ordinal, request_id, created_at, k)
+    join jsonb_array_elements($9::text::jsonb) with ordinality as document(payload, k) using (k)
     join claim using (resource_id)
     join unnest($1::text[], $2::text[]) as taken(resource_id, n) using (resource_id)),
   inserted as (
     insert into events (id, account_id, type, resource_type, resource_id, sequence, payload, request_id, created_at)
     select id, account_id, type, resource_type, resource_id, sequence,
-      jsonb_set(payload::jsonb, '{data,sequence}', to_jsonb(sequence)), request_id, created_at::timestamptz
+      jsonb_set(payload, '{data,sequence}', to_jsonb(sequence)), request_id, created_at::timestamptz
     from event
     returning id, sequence),
   queued as (insert into unrelayed_events (event_id) select id from inserted)
@@ -98,7 +98,7 @@ export async function writeEvents(tx: DbOrTx, inputs: WriteEventInput[]): Promis
     texts(rows.map((row) => row.input.resource.type)),
     texts(rows.map((row) => row.input.resource.id)),
     texts(rows.map((row) => row.ordinal)),
-    texts(rows.map((row) => JSON.stringify(row.payload))),
+    jsonArray(rows.map((row) => row.payload)),
     texts(rows.map((row) => row.input.requestId ?? null)),
     texts(rows.map((row) => row.now.toISOString())),
   ]);
@@ -111,9 +111,10 @@ const FIRST_SEQUENCES = `insert into event_sequences (resource_id, last_sequence
 const QUEUE = 'insert into unrelayed_events (event_id) select event_id from unnest($1::text[]) as queued(event_id)';
 const INSERT_FIRST_EVENTS = `
   insert into events (id, account_id, type, resource_type, resource_id, sequence, payload, request_id, created_at)
-  select id, account_id, type, resource_type, resource_id, 1, payload::jsonb, request_id, created_at::timestamptz
-  from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
-    as event(id, account_id, type, resource_type, resource_id, payload, request_id, created_at)`;
+  select id, account_id, type, resource_type, resource_id, 1, payload, request_id, created_at::timestamptz
+  from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $7::text[], $8::text[]) with ordinality
+    as event(id, account_id, type, resource_type, resource_id, request_id, created_at, n)
+  join jsonb_array_elements($6::text::jsonb) with ordinality as document(payload, n) using (n)`;
 
 /**
  * The first events of resources made in this transaction (new payments, one each), as writes to send with others
@@ -135,7 +136,7 @@ export function firstEventsParts(inputs: WriteEventInput[]): Part[] {
         texts(inputs.map((input) => input.type)),
         texts(inputs.map((input) => input.resource.type)),
         texts(inputs.map((input) => input.resource.id)),
-        texts(rows.map((row) => JSON.stringify(row.payload))),
+        jsonArray(rows.map((row) => row.payload)),
         texts(inputs.map((input) => input.requestId ?? null)),
         texts(rows.map((row) => row.now.toISOString())),
       ],

@@ -1,5 +1,5 @@
 import type { DbOrTx, Tx } from '@pps/shared/db';
-import { mapSent, type Part, rowMapper, type Sent, schema, send, tableCodec, texts } from '@pps/shared/db';
+import { jsonArray, mapSent, type Part, rowMapper, type Sent, schema, send, tableCodec, texts } from '@pps/shared/db';
 import { and, eq, lt } from 'drizzle-orm';
 import { z } from 'zod';
 
@@ -72,8 +72,9 @@ export function answerPart(key: IdempotencyKeyRef, response: StoredResponse & { 
   };
 }
 
-const ANSWER_IN_FLIGHT = `update idempotency_keys set response_status = a.status::int, response_body = a.body::jsonb
-  from unnest($1::text[], $2::text[], $3::text[]) as a(payment_id, status, body)
+const ANSWER_IN_FLIGHT = `update idempotency_keys set response_status = a.status::int, response_body = a.body
+  from (select * from unnest($1::text[], $2::text[]) with ordinality as a(payment_id, status, n)
+    join jsonb_array_elements($3::text::jsonb) with ordinality as b(body, n) using (n)) as a
   where idempotency_keys.payment_id = a.payment_id and idempotency_keys.response_status is null`;
 
 /**
@@ -86,7 +87,7 @@ export function answersInFlightPart(answers: { paymentId: string; response: Stor
     params: [
       texts(answers.map((answer) => answer.paymentId)),
       texts(answers.map((answer) => answer.response.status)),
-      texts(answers.map((answer) => JSON.stringify(answer.response.body))),
+      jsonArray(answers.map((answer) => answer.response.body)),
     ],
   };
 }
