@@ -12,12 +12,13 @@ const SLOT_WAIT_MS = 100;
 
 /**
  * What one attempt came to: nothing to do (no longer pending), done for good, recorded with a retry due in
- * `delayMs`, or not made because the endpoint's slots stayed busy (to run again in `delayMs`).
+ * `delayMs`, or not made because the endpoint's slots stayed busy (to run again in `delayMs`; `slow`: the endpoint
+ * answers slowly, so the attempt did not wait at all).
  */
 export type AttemptResult =
   | { kind: 'skipped' | 'done' }
   | { kind: 'retry'; delayMs: number; reason: string }
-  | { kind: 'busy'; delayMs: number };
+  | { kind: 'busy'; delayMs: number; slow: boolean };
 
 /**
  * One attempt of one webhook delivery (docs/design.md, Webhook delivery), made by a delivery job or, for a first
@@ -46,8 +47,9 @@ export async function attemptDelivery(
     return { kind: 'done' };
   }
   const slots = deps.endpointSlots;
-  if (!(await slots.acquire(endpointId, slots.waitFor(endpointId, SLOT_WAIT_MS)))) {
-    return { kind: 'busy', delayMs: Math.round(slots.stepAsideMs(endpointId)) };
+  const waitMs = slots.waitFor(endpointId, SLOT_WAIT_MS);
+  if (!(await slots.acquire(endpointId, waitMs))) {
+    return { kind: 'busy', delayMs: Math.round(slots.stepAsideMs(endpointId)), slow: waitMs === 0 };
   }
   const sent = await sendDelivery(deps, loaded).catch((error: unknown) => {
     slots.release(endpointId);

@@ -30,9 +30,9 @@ type Handoff = { delivery: LeasedDelivery; delayMs: number };
  * First attempts made by the relay's own process, without a job (docs/design.md, Webhook delivery): the relay
  * commits the deliveries it fanned out leased to this process and hands them here, where WEBHOOK_CONCURRENCY
  * attempts run at once, sharing the endpoint slots with the delivery jobs. Redis carries only what comes after:
- * a retry is recorded back to the relay, which enqueues its job; a delivery whose endpoint's slots stay busy, or
- * that waited here past MAX_QUEUED_MS, or that met an unavailable database, is handed to a job (ids added to
- * the queue in batches, the lease then ended). Whatever this process cannot finish (it dies, Redis refuses a
+ * a retry is recorded back to the relay, which enqueues its job; a delivery whose endpoint answers slowly, or
+ * that waited here past MAX_QUEUED_MS (a fast endpoint's busy slots put it back in line here meanwhile), or that
+ * met an unavailable database, is handed to a job (ids added to the queue in batches, the lease then ended). Whatever this process cannot finish (it dies, Redis refuses a
  * handoff) the lease sweep enqueues once the lease has lapsed. The relay claims no more events while `room`
  * waits, so what waits here stays bounded.
  */
@@ -130,7 +130,14 @@ export class DirectDeliveries {
     try {
       const { id: deliveryId, endpointId, loaded } = delivery;
       const result = await attemptDelivery(this.#deps, { deliveryId, endpointId, loaded }, true);
-      if (result.kind === 'busy') return this.#handOff(delivery, result.delayMs);
+      if (result.kind === 'busy') {
+        // A fast endpoint's slots were taken a moment: back in line here, which costs nothing, while its time allows.
+        if (!result.slow && Date.now() - delivery.leasedAt < MAX_QUEUED_MS) {
+          this.#waiting.push(delivery);
+          return;
+        }
+        return this.#handOff(delivery, result.delayMs);
+      }
       if (result.kind === 'retry') this.#onRetry();
     } catch (error) {
       if (!isDatabaseUnavailable(error)) {
