@@ -32,9 +32,9 @@ type Handoff = { delivery: LeasedDelivery; delayMs: number };
  * attempts run at once, sharing the endpoint slots with the delivery jobs. Redis carries only what comes after:
  * a retry is recorded back to the relay, which enqueues its job; a delivery whose endpoint answers slowly, or
  * that waited here past MAX_QUEUED_MS (a fast endpoint's busy slots put it back in line here meanwhile), or that
- * met an unavailable database, is handed to a job (ids added to the queue in batches, the lease then ended). Whatever this process cannot finish (it dies, Redis refuses a
- * handoff) the lease sweep enqueues once the lease has lapsed. The relay claims no more events while `room`
- * waits, so what waits here stays bounded.
+ * met an unavailable database, is handed to a job (ids added to the queue in batches, the lease then ended).
+ * Whatever this process cannot finish (it dies, Redis refuses a handoff) the lease sweep enqueues once the lease
+ * has lapsed. The relay claims no more events while `room` waits, so what waits here stays bounded.
  */
 export class DirectDeliveries {
   readonly #deps: DeliveryJobDeps;
@@ -46,6 +46,7 @@ export class DirectDeliveries {
   #waiting: Ready[] = [];
   #loading = 0;
   #running = 0;
+  #handingOff = 0;
   #listeners: (() => boolean)[] = [];
 
   constructor(input: { deps: DeliveryJobDeps; queue: Queue; log: Logger; onRetry: () => void }) {
@@ -93,7 +94,9 @@ export class DirectDeliveries {
 
   /** Resolves once every delivery handed here has been attempted or handed on (none taken after the relay stops). */
   drain(): Promise<void> {
-    return this.#until(() => this.#loading + this.#waiting.length === 0 && this.#running === 0);
+    return this.#until(
+      () => this.#loading + this.#waiting.length === 0 && this.#running === 0 && this.#handingOff === 0,
+    );
   }
 
   #until(condition: () => boolean): Promise<void> {
@@ -152,12 +155,19 @@ export class DirectDeliveries {
 
   /** To a job; when Redis refuses, the lease sweep enqueues it once its lease has lapsed. */
   #handOff(delivery: LeasedDelivery, delayMs: number): Promise<void> {
-    return this.#handoffs.submit({ delivery, delayMs }).catch((error: unknown) => {
-      this.#log.warn(
-        { err: (error as Error).message, deliveryId: delivery.id },
-        'handoff to a job failed; the lease sweep will',
-      );
-    });
+    this.#handingOff += 1;
+    return this.#handoffs
+      .submit({ delivery, delayMs })
+      .catch((error: unknown) => {
+        this.#log.warn(
+          { err: (error as Error).message, deliveryId: delivery.id },
+          'handoff to a job failed; the lease sweep will',
+        );
+      })
+      .finally(() => {
+        this.#handingOff -= 1;
+        this.#changed();
+      });
   }
 }
 
