@@ -199,7 +199,7 @@ export type DeliveryIo = ReturnType<typeof deliveryIo>;
 
 // ── one attempt ───────────────────────────────────────────────────────────────────────────────────────────────
 
-/** Signing keys by the encrypted secret they were opened from: a rotation changes the ciphertext, so a new one is made. */
+/** Signing keys by the encrypted secret they were opened from: a rotation changes the ciphertext, so a new one. */
 const signingKeys = new Map<string, Buffer>();
 
 function signingKeyOf(cipher: FieldCipher, secretEnc: string): Buffer {
