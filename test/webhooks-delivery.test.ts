@@ -300,7 +300,12 @@ describe('delivery metrics', () => {
     const succeeded = /^pps_webhook_deliveries_total\{outcome="succeeded"\} (\d+)/m;
     const lagCount = /^pps_webhook_delivery_lag_seconds_count (\d+)/m;
     const attempts = /^pps_webhook_attempt_duration_seconds_count (\d+)/m;
-    const before = { succeeded: (await metric(succeeded)) || 0, lag: (await metric(lagCount)) || 0 };
+    const direct = /^pps_webhook_first_attempts_total\{way="direct"\} (\d+)/m;
+    const before = {
+      succeeded: (await metric(succeeded)) || 0,
+      lag: (await metric(lagCount)) || 0,
+      direct: (await metric(direct)) || 0,
+    };
 
     const { creds, merchantId, tokenId } = await account();
     await subscribe(creds, '/metrics');
@@ -312,6 +317,8 @@ describe('delivery metrics', () => {
     await waitFor(() => metric(succeeded), { until: (n) => n >= before.succeeded + 1, what: 'the success counted' });
     expect(await metric(lagCount)).toBeGreaterThanOrEqual(before.lag + 1);
     expect(await metric(attempts)).toBeGreaterThanOrEqual(1);
+    // Its first attempt was made by the relay's process, without a job.
+    expect(await metric(direct)).toBeGreaterThanOrEqual(before.direct + 1);
     // Nothing of this account is on its way any more; what other tests left pending is minutes old at most.
     const oldest = await metric(/^pps_webhook_oldest_undelivered_seconds (\S+)/m);
     expect(oldest).toBeGreaterThanOrEqual(0);
@@ -363,6 +370,14 @@ describe('no head-of-line blocking', () => {
     // Delivered while the dead receiver still holds its two slots (each attempt waits 3 s to time out).
     expect(Date.now() - started).toBeLessThan(2500);
     expect(receiver.at('/dead').length).toBeLessThanOrEqual(4);
+    // The dead endpoint's other first attempts stepped aside into jobs, and /metrics says so.
+    const handedOff = async () =>
+      Number(
+        ((await small.call('GET', '/metrics')).body as string).match(
+          /^pps_webhook_first_attempts_total\{way="handed_off"\} (\d+)/m,
+        )?.[1] ?? 0,
+      );
+    await waitFor(handedOff, { until: (n) => n >= 1, what: 'a first attempt handed off' });
   });
 });
 

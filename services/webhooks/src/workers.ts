@@ -37,7 +37,15 @@ export async function startWebhooks(deps: WebhooksDeps) {
   // A retry recorded by a direct attempt wakes the relay, which enqueues its job.
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
   const direct = new DirectDeliveries({ deps: jobDeps, queue: webhooks, log, onRetry: () => relay?.wake() });
-  relay = startOutboxRelay({ config: deps.config, db: deps.db, queue: webhooks, redis: relayConnection, log, direct });
+  relay = startOutboxRelay({
+    config: deps.config,
+    db: deps.db,
+    queue: webhooks,
+    redis: relayConnection,
+    log,
+    direct,
+    metrics: deps.metrics,
+  });
   // Retention hourly, upserted at start and whenever Redis comes back (idempotent: every replica may do it).
   const upsertRetention = () =>
     webhooks

@@ -56,6 +56,14 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       labelNames: ['outcome'] as const,
       registers: [registry],
     }),
+    webhookFirstAttempts: new Counter({
+      name: 'pps_webhook_first_attempts_total',
+      help:
+        "Deliveries' first attempts by way: direct (made by the relay's process), handed_off (to a job: a slow " +
+        'endpoint, a long wait, the database away), reclaimed (a lapsed lease given a job by the sweep)',
+      labelNames: ['way'] as const,
+      registers: [registry],
+    }),
     webhookAttemptDuration: new Histogram({
       name: 'pps_webhook_attempt_duration_seconds',
       help: "Webhook delivery attempts' duration, request to the receiver's answer (or the timeout)",

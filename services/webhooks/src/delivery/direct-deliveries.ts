@@ -133,6 +133,7 @@ export class DirectDeliveries {
     try {
       const { id: deliveryId, endpointId, loaded } = delivery;
       const result = await attemptDelivery(this.#deps, { deliveryId, endpointId, loaded }, true);
+      if (result.kind !== 'busy') this.#deps.metrics?.webhookFirstAttempts.inc({ way: 'direct' });
       if (result.kind === 'busy') {
         // A fast endpoint's slots were taken a moment: back in line here, which costs nothing, while its time allows.
         if (!result.slow && Date.now() - delivery.leasedAt < MAX_QUEUED_MS) {
@@ -155,6 +156,7 @@ export class DirectDeliveries {
 
   /** To a job; when Redis refuses, the lease sweep enqueues it once its lease has lapsed. */
   #handOff(delivery: LeasedDelivery, delayMs: number): Promise<void> {
+    this.#deps.metrics?.webhookFirstAttempts.inc({ way: 'handed_off' });
     this.#handingOff += 1;
     return this.#handoffs
       .submit({ delivery, delayMs })

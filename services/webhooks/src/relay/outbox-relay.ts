@@ -2,6 +2,7 @@ import type { Config } from '@pps/shared/config';
 import type { Db } from '@pps/shared/db';
 import { OUTBOX_CHANNEL } from '@pps/shared/events';
 import type { Logger } from '@pps/shared/logger';
+import type { Metrics } from '@pps/shared/metrics';
 import type { Queue } from 'bullmq';
 import type Redis from 'ioredis';
 import { type DirectDeliveries, leaseMs } from '../delivery/direct-deliveries';
@@ -41,6 +42,7 @@ export function startOutboxRelay(deps: {
   redis: Redis;
   log: Logger;
   direct: DirectDeliveries;
+  metrics?: Metrics;
 }) {
   const log = deps.log.child({ module: 'outbox-relay' });
   const relayDeps = { db: deps.db, queue: deps.queue, batchSize: BATCH };
@@ -67,7 +69,10 @@ export function startOutboxRelay(deps: {
       if (Date.now() - lastLeaseSweep > LEASE_SWEEP_EVERY_MS) {
         lastLeaseSweep = Date.now();
         const reclaimed = await reclaimLapsedLeases(relayDeps);
-        if (reclaimed > 0) log.warn({ reclaimed }, 'deliveries whose lease lapsed enqueued as jobs');
+        if (reclaimed > 0) {
+          log.warn({ reclaimed }, 'deliveries whose lease lapsed enqueued as jobs');
+          deps.metrics?.webhookFirstAttempts.inc({ way: 'reclaimed' }, reclaimed);
+        }
       }
       if (Date.now() - lastSweep > SWEEP_EVERY_MS) {
         lastSweep = Date.now();
