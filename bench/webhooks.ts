@@ -23,8 +23,9 @@ import { freshDatabase } from './fresh-database';
  * - **slow neighbour**: the same rate for half as long, split between two accounts whose receivers answer at once
  *   and after 2 s: the fast endpoint's lag beside the slow one's.
  * Each reports the commit-to-receipt lag (p50, p99); the burst and sustained ones the CPU each delivery took in
- * the webhooks processes, PostgreSQL and this process (the event writer and receivers). BENCH_WORKER_NODE_ARGS passes Node flags to the webhooks
- * processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`). Numbers only: nothing here is asserted.
+ * the webhooks processes, PostgreSQL and this process (the event writer and receivers). BENCH_WORKER_NODE_ARGS
+ * passes Node flags to the webhooks processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`). Numbers only: nothing
+ * here is asserted.
  */
 const COUNT = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
 const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 1000);
