@@ -155,18 +155,31 @@ export async function reopenInFlightDeliveries(db: DbOrTx): Promise<number> {
 /**
  * Re-enqueues pending deliveries whose job should have run a while ago: a Redis that lost its data, or a job
  * BullMQ gave up on while the delivery still waits (database errors used up its attempts, a worker killed twice
- * mid-job). A job that finished (failed or completed) is removed first, since adding an id that still exists is
- * ignored; a live one (waiting, delayed, active) is left alone, so this never doubles a delivery in flight.
+ * mid-job). A live job is left alone (`enqueueUnlessAlive`).
  */
 export async function requeueStale(deps: RelayDeps, now = new Date()): Promise<number> {
   const stale = await staleDeliveries(deps.db, now, deps.batchSize);
-  for (const delivery of stale) {
-    const job = await deps.queue.getJob(deliveryJobId(delivery));
+  await enqueueUnlessAlive(deps.queue, stale);
+  return stale.length;
+}
+
+type JobOf = { id: string; endpointId: string; redeliveries: number; nextAttemptAt: Date | null };
+
+/**
+ * Gives each delivery its job unless one is alive (waiting, delayed, active): a finished one (failed or completed)
+ * is removed first, since adding an id that still exists is ignored, and adding a live one again is a no-op, so
+ * this never doubles a delivery in flight. Returns how many had no live job.
+ */
+async function enqueueUnlessAlive(queue: Queue, deliveries: JobOf[]): Promise<number> {
+  let given = 0;
+  for (const delivery of deliveries) {
+    const job = await queue.getJob(deliveryJobId(delivery));
     const state = job ? await job.getState() : 'missing';
     if (job && (state === 'failed' || state === 'completed')) await job.remove();
+    if (!job || state === 'failed' || state === 'completed' || state === 'unknown') given += 1;
   }
-  if (stale.length > 0) await deps.queue.addBulk(stale.map(deliveryJob));
-  return stale.length;
+  if (deliveries.length > 0) await queue.addBulk(deliveries.map(deliveryJob));
+  return given;
 }
 
 /**
@@ -205,18 +218,11 @@ export async function reclaimLapsedLeases(deps: RelayDeps): Promise<number> {
       .limit(deps.batchSize)
       .for('update', { skipLocked: true });
     if (lapsed.length === 0) return 0;
-    const orphans = [];
-    for (const delivery of lapsed) {
-      const job = await deps.queue.getJob(deliveryJobId(delivery));
-      const state = job ? await job.getState() : 'missing';
-      if (job && (state === 'failed' || state === 'completed')) await job.remove();
-      if (!job || state === 'failed' || state === 'completed' || state === 'unknown') orphans.push(delivery);
-    }
-    if (orphans.length > 0) await deps.queue.addBulk(orphans.map(deliveryJob));
+    const given = await enqueueUnlessAlive(deps.queue, lapsed);
     await tx
       .update(webhookDeliveries)
       .set({ leasedUntil: null })
       .where(sql`${webhookDeliveries.id} = any(${textArray(lapsed.map((delivery) => delivery.id))})`);
-    return orphans.length;
+    return given;
   });
 }
