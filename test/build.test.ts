@@ -29,7 +29,7 @@ const run = (command: string, args: string[]) =>
     build.stderr.on('data', (chunk) => {
       output += chunk;
     });
-    build.once('exit', (code) => resolve({ code, output }));
+    build.once('close', (code) => resolve({ code, output }));
   });
 
 beforeAll(async () => {
@@ -149,7 +149,7 @@ async function launch(extraEnv: Record<string, string> = {}) {
   server.stderr?.on('data', (chunk) => {
     output += chunk;
   });
-  const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => server.once('close', (code) => resolve(code)));
   await waitFor(
     async () => {
       if (server.exitCode !== null) throw new Error(`did not come up (exited with ${server.exitCode}):\n${output}`);

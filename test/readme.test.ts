@@ -61,7 +61,7 @@ function bash(script: string, env: Record<string, string | undefined>) {
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
     });
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 

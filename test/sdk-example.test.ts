@@ -46,7 +46,7 @@ function runExample(env: Record<string, string>, timeoutMs = 45_000) {
       stderr += chunk;
     });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', (code) => {
+    child.once('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });

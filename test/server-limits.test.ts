@@ -334,7 +334,7 @@ describe('SIGTERM on a real process', () => {
           });
         }
       };
-      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
 
       const { port } = await line('listening');
       const answer = fetch(`http://127.0.0.1:${port}/?ms=700`).then(async (response) => ({

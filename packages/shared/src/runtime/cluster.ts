@@ -24,7 +24,7 @@ export function runAsClusterPrimary(options: { count: number; log: Logger; deadl
     worker.once('exit', (code, signal) => {
       if (stopping) return;
       log.error({ worker: index, code, signal }, 'worker died; starting another');
-      setTimeout(() => fork(index), Math.max(0, RESTART_BACKOFF_MS - (Date.now() - started)));
+      setTimeout(() => stopping || fork(index), Math.max(0, RESTART_BACKOFF_MS - (Date.now() - started)));
     });
   };
   for (let index = 0; index < count; index++) fork(index);
@@ -33,19 +33,26 @@ export function runAsClusterPrimary(options: { count: number; log: Logger; deadl
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => Boolean(worker));
+    const workers = Object.values(cluster.workers ?? {}).filter(
+      (worker): worker is Worker => worker !== undefined && !worker.isDead(),
+    );
     log.info({ signal, workers: workers.length }, 'stopping workers');
-    for (const worker of workers) worker.process.kill(signal);
+    const stopped = () => {
+      log.info('stopped');
+      log.flush(() => process.exit(0));
+    };
+    // Counted by each worker's own exit: cluster.workers still holds one that exited before it disconnected.
+    let alive = workers.length;
+    if (alive === 0) stopped();
+    for (const worker of workers) {
+      worker.once('exit', () => --alive === 0 && stopped());
+      worker.process.kill(signal);
+    }
     const deadline = setTimeout(() => {
       log.warn('workers did not stop in time: killing them');
       for (const worker of workers) worker.process.kill('SIGKILL');
     }, deadlineMs);
     deadline.unref();
-    cluster.on('exit', () => {
-      if (Object.keys(cluster.workers ?? {}).length > 0) return;
-      log.info('stopped');
-      log.flush(() => process.exit(0));
-    });
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
