@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newRequestId, postPayment, tokenv3Body } from './fixtures/payments';
+import { captureBody, newRequestId, postPayment, refundBody, tokenv3Body } from './fixtures/payments';
 import { createWorld } from './fixtures/world';
 import { type Credentials, createTestStack, type TestStack } from './harness';
 
@@ -110,6 +110,28 @@ describe('statements and round trips per request', () => {
     } finally {
       await batched.close();
     }
+  });
+
+  it('a capture and a refund: the parent and its children with the claim, then every write at once', async () => {
+    const authorize = async () =>
+      (
+        await postPayment(
+          stack,
+          creds,
+          tokenv3Body({ merchantId, tokenId, requestId: newRequestId(), attributes: { capture: false } }),
+        )
+      ).body.data.id as string;
+    const capture = (id: string) => () => postPayment(stack, creds, captureBody(id, undefined, newRequestId()));
+    const refund = (id: string) => () => postPayment(stack, creds, refundBody(id, '100', newRequestId()));
+    const warm = await authorize(); // the statements prepared on the connection
+    await capture(warm)();
+    await refund(warm)();
+    const parent = await authorize();
+    // Begin, claim the key, lock the parent, read its children | the parent's event (its sequence counted on), one
+    // statement writing the record, its posting, its event, the parent's change and the stored answer, commit. It
+    // was 11 statements in 8 round trips, each write awaited in turn.
+    expect(await statementsOf(capture(parent), 201)).toEqual({ statements: 7, trips: 2 });
+    expect(await statementsOf(refund(parent), 201)).toEqual({ statements: 7, trips: 2 });
   });
 
   it('GET /payments/{id}', async () => {

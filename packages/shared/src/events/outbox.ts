@@ -1,6 +1,7 @@
 import { type DbOrTx, jsonArray, texts } from '../db';
-import { type Part, rowMapper, send } from '../db/raw';
+import { mapSent, type Part, rowMapper, send } from '../db/raw';
 import { events } from '../db/schema';
+import type { Sent } from '../db/types';
 import { newId } from '../ids';
 
 export const eventTypes = [
@@ -79,7 +80,15 @@ const writtenEvent = rowMapper({ id: events.id, sequence: events.sequence });
  * writers of each resource.
  */
 export async function writeEvents(tx: DbOrTx, inputs: WriteEventInput[]): Promise<{ id: string; sequence: number }[]> {
-  if (inputs.length === 0) return [];
+  return inputs.length === 0 ? [] : sendEvents(tx, inputs);
+}
+
+/**
+ * `writeEvents`, sent at once and not awaited (a transaction's last writes go out together, with its COMMIT behind
+ * them: `pipelinedTransaction`'s `pending`). It needs its own statement: the sequence counter is claimed by a
+ * data-modifying CTE, which cannot be one of `sendTogether`'s parts.
+ */
+export function sendEvents(tx: DbOrTx, inputs: WriteEventInput[]): Sent<{ id: string; sequence: number }[]> {
   // Per resource: how many sequences this write takes, and each event's place among them.
   const taken = new Map<string, number>();
   const rows = inputs.map((input) => {
@@ -102,8 +111,10 @@ export async function writeEvents(tx: DbOrTx, inputs: WriteEventInput[]): Promis
     texts(rows.map((row) => row.input.requestId ?? null)),
     texts(rows.map((row) => row.now.toISOString())),
   ]);
-  const sequences = new Map((await written).map(writtenEvent).map((row) => [row.id, row.sequence]));
-  return rows.map(({ id }) => ({ id, sequence: sequences.get(id)! }));
+  return mapSent(written, (found) => {
+    const sequences = new Map(found.map(writtenEvent).map((row) => [row.id, row.sequence]));
+    return rows.map(({ id }) => ({ id, sequence: sequences.get(id)! }));
+  });
 }
 
 const FIRST_SEQUENCES = `insert into event_sequences (resource_id, last_sequence)

@@ -1,8 +1,8 @@
-import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
+import { type Part, send } from '../db/raw';
 import type { PostingKind } from '../db/schema/ledger';
-import { type BalanceTransactionStatus, type BalanceTransactionType, balanceTransactions } from '../db/schema/payouts';
-import { textArray } from '../db/unnest';
+import type { BalanceTransactionStatus, BalanceTransactionType } from '../db/schema/payouts';
+import { texts } from '../db/unnest';
 import { type LedgerLine, ledgerAccounts, merchantAccountOf } from './lines';
 
 /** A posting as `postingsPart` receives it (the fields this module reads). */
@@ -104,10 +104,19 @@ export function balanceTransactionsOf(posting: PostingOf): BalanceTransactionRow
  */
 export async function makeAvailable(tx: DbOrTx, records: { sourceId: string; at: Date }[]): Promise<void> {
   if (records.length === 0) return;
-  // An update from a set of (record, instant) pairs: the query builder has no UPDATE … FROM unnest.
-  await tx.execute(sql`
-    update ${balanceTransactions} set status = 'available', available_on = settled.at::timestamptz
-    from unnest(${textArray(records.map((r) => r.sourceId))}, ${textArray(records.map((r) => r.at.toISOString()))})
-      as settled(source_id, at)
-    where ${balanceTransactions.sourceId} = settled.source_id and ${balanceTransactions.status} = 'pending'`);
+  const { text, params } = makeAvailablePart(records);
+  await send(tx, text, params);
+}
+
+const MAKE_AVAILABLE = `
+  update balance_transactions set status = 'available', available_on = settled.at::timestamptz
+  from unnest($1::text[], $2::text[]) as settled(source_id, at)
+  where balance_transactions.source_id = settled.source_id and balance_transactions.status = 'pending'`;
+
+/** `makeAvailable` as a write to send with others (`sendTogether`). */
+export function makeAvailablePart(records: { sourceId: string; at: Date }[]): Part {
+  return {
+    text: MAKE_AVAILABLE,
+    params: [texts(records.map((record) => record.sourceId)), texts(records.map((record) => record.at.toISOString()))],
+  };
 }

@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
+import type { Part } from '../db/raw';
 import { type NewPayment, type Payment, payments } from '../db/schema/payments';
 import { textArray } from '../db/unnest';
 import { assertStoredTransition, type PaymentStatus, statusAfterSettlement } from './payment-states';
@@ -46,6 +47,33 @@ export async function transitionPayment(
     .returning();
   if (!row) throw new Error(`payment ${payment.id} changed status concurrently (expected ${payment.status})`);
   return row;
+}
+
+/**
+ * `transitionPayment` as a write to send with others (`sendTogether`), and the record as it will read, for a caller
+ * that holds the record's row lock (`lockPayment`): its status cannot have changed since it was read, so nothing
+ * reads the update back. Still conditional on that status: a write can never overwrite a change it did not see.
+ */
+export function transitionPart(input: { payment: Payment; to: PaymentStatus; at: Date; set?: TransitionColumns }): {
+  payment: Payment;
+  part: Part;
+} {
+  const { payment, to, at, set } = input;
+  assertStoredTransition(payment.status, to);
+  const values: TransitionColumns & Pick<Payment, 'status' | 'updatedAt'> = { ...set, status: to, updatedAt: at };
+  const keys = (Object.keys(values) as (keyof typeof values)[]).filter((key) => values[key] !== undefined);
+  const assignments = keys.map((key, index) => `"${payments[key].name}" = $${index + 3}`);
+  return {
+    payment: { ...payment, ...values },
+    part: {
+      text: `update payments set ${assignments.join(', ')} where id = $1 and status = $2`,
+      params: [
+        payment.id,
+        payment.status,
+        ...keys.map((key) => (values[key] === null ? null : payments[key].mapToDriverValue(values[key] as never))),
+      ],
+    },
+  };
 }
 
 /**

@@ -5,7 +5,7 @@ import { computeFees, maxSplitAmount, netOf } from '@pps/shared/money';
 import type { OperationResult } from '../idempotency/idempotency';
 import type { Payment, PaymentChild } from '../payments/payments.repository';
 import { capturePosting } from '../payments/record-payment';
-import { assertSameCurrency, lockParent, recordChildOperation } from '../refunds/child-operation';
+import { assertSameCurrency, lockedParent, type ParentRead, recordChildOperation } from '../refunds/child-operation';
 import { isParentRecord } from '../refunds/refund-rules';
 import { captureErrors } from './captures.errors';
 
@@ -22,11 +22,14 @@ export type CaptureInput = PaymentInputOf<'capture'>;
 export async function capturePayment({
   ctx,
   input,
+  read,
 }: {
   ctx: ServiceContext;
   input: CaptureInput;
+  /** The parent and its children, locked (`readParent`, sent with the idempotency claim). */
+  read: ParentRead;
 }): Promise<OperationResult> {
-  const locked = await lockParent(ctx, input.parentPaymentId);
+  const locked = lockedParent(ctx, input.parentPaymentId, read);
   const { parent, children } = locked;
   const now = ctx.clock.now();
   assertCapturable(parent, children, now);

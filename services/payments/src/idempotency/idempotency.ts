@@ -34,6 +34,11 @@ export type OperationResult = StoredResponse & {
    * behind it, so the end of a request costs one round trip and one statement.
    */
   writes?: Part[];
+  /**
+   * Statements it sent and did not await (`send`; a write that cannot be a part): they share that round trip, and
+   * are awaited with the COMMIT queued behind them.
+   */
+  pending?: Sent<unknown>[];
 };
 
 /**
@@ -115,7 +120,8 @@ type Options<R> = {
    * replay they are dropped. It must not reject: return settled results and judge them in `operation`.
    */
   prefetch?: (tx: Tx) => Promise<R>;
-  operation: (tx: Tx, prefetched: R | undefined) => Promise<OperationResult>;
+  /** `prefetched`: what `prefetch` read (undefined without one). */
+  operation: (tx: Tx, prefetched: R) => Promise<OperationResult>;
 };
 
 /**
@@ -124,27 +130,28 @@ type Options<R> = {
  * recorded before commit, so N concurrent duplicates make one record and the others replay it. A thrown error
  * rolls the claim back: failures that made nothing are never stored.
  */
-export async function runIdempotent<R = never>(options: Options<R>): Promise<IdempotentResponse> {
+export async function runIdempotent<R = undefined>(options: Options<R>): Promise<IdempotentResponse> {
   const { operation, prefetch, key: given } = options;
+  const read = (tx: Tx) => (prefetch ? prefetch(tx) : Promise.resolve(undefined as R));
   return inTransaction<IdempotentResponse>(options.db, async (tx) => {
     if (!given) {
-      const outcome = await operation(tx, await prefetch?.(tx));
+      const outcome = await operation(tx, await read(tx));
       const writes = outcome.writes ?? [];
       return {
         result: { status: outcome.status, body: outcome.body, replayed: false },
-        pending: writes.length > 0 ? [sendTogether(tx, writes)] : [],
+        pending: [...(outcome.pending ?? []), ...(writes.length > 0 ? [sendTogether(tx, writes)] : [])],
       };
     }
     const key: IdempotencyKeyRef = { accountId: options.accountId, requestId: given.value.toLowerCase() };
     const hash = requestHash(options.data);
     const claimed = claimOrReplay(tx, options, key, hash, given);
-    const prefetched = prefetch?.(tx);
+    const prefetched = read(tx);
     const replay = await claimed;
     if (replay) return { result: { ...replay, replayed: true } };
     const outcome = await operation(tx, await prefetched);
     return {
       result: { status: outcome.status, body: outcome.body, replayed: false },
-      pending: [sendTogether(tx, [...(outcome.writes ?? []), answerPart(key, outcome)])],
+      pending: [...(outcome.pending ?? []), sendTogether(tx, [...(outcome.writes ?? []), answerPart(key, outcome)])],
     };
   });
 }

@@ -1,12 +1,18 @@
 import type { CreatePaymentBody } from '@pps/shared/contract';
-import type { Tx } from '@pps/shared/db';
 import { invalidDateRange, ownedBy, type ServiceContext, wallClockNow } from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
 import { finalPaymentStatuses, type PaymentStatus, paymentStatuses, paymentTransitions } from '@pps/shared/states';
 import { beginAchDebit } from '../ach/ach.usecase';
 import { capturePayment } from '../captures/capture.usecase';
-import { type IdempotentResponse, idempotencyKeyOf, runIdempotent, runInPhases } from '../idempotency/idempotency';
+import {
+  type IdempotentResponse,
+  idempotencyKeyOf,
+  type OperationResult,
+  runIdempotent,
+  runInPhases,
+} from '../idempotency/idempotency';
 import type { ProcessorAnswer } from '../processor/processor';
+import { type ParentRead, readParent } from '../refunds/child-operation';
 import { refundPayment } from '../refunds/refund.usecase';
 import { refundSplit } from '../refunds/refund-split.usecase';
 import { secondSplit } from '../splits/second-split.usecase';
@@ -31,7 +37,16 @@ function runFor(
   deps: PaymentDeps,
   common: Common,
 ): Promise<IdempotentResponse> {
-  const inTx = (tx: Tx): ServiceContext => ({ ...ctx, db: tx });
+  // An operation on an existing payment: the parent locked and its children read in the claim's round trip.
+  const onParent = <I extends { parentPaymentId: string }>(
+    operation: (args: { ctx: ServiceContext; input: I; read: ParentRead }) => Promise<OperationResult>,
+    input: I,
+  ) =>
+    runIdempotent<ParentRead>({
+      ...common,
+      prefetch: (tx) => readParent(tx, input.parentPaymentId),
+      operation: (tx, read) => operation({ ctx: { ...ctx, db: tx }, input, read }),
+    });
   switch (attributes.paymentType) {
     case 'tokenv3':
     case 'tokenv3Split':
@@ -50,13 +65,13 @@ function runFor(
         begin: () => beginAchDebit({ ctx, input: attributes, deps }),
       });
     case 'refund':
-      return runIdempotent({ ...common, operation: (tx) => refundPayment({ ctx: inTx(tx), input: attributes }) });
+      return onParent(refundPayment, attributes);
     case 'refundSplit':
-      return runIdempotent({ ...common, operation: (tx) => refundSplit({ ctx: inTx(tx), input: attributes }) });
+      return onParent(refundSplit, attributes);
     case 'secondSplit':
-      return runIdempotent({ ...common, operation: (tx) => secondSplit({ ctx: inTx(tx), input: attributes }) });
+      return onParent(secondSplit, attributes);
     case 'capture':
-      return runIdempotent({ ...common, operation: (tx) => capturePayment({ ctx: inTx(tx), input: attributes }) });
+      return onParent(capturePayment, attributes);
   }
 }
 

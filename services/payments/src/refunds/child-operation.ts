@@ -1,25 +1,26 @@
 import { settleAtFor } from '@pps/shared/clock';
-import { type EventType, writeEvent } from '@pps/shared/events';
+import { type Part, type Sent, settledValue, type Tx } from '@pps/shared/db';
+import { type EventType, firstEventsParts, sendEvents } from '@pps/shared/events';
 import { ownedBy, type ServiceContext } from '@pps/shared/http';
 import { isId, newId } from '@pps/shared/ids';
 import {
   type LedgerLine,
   type MerchantBucket,
-  makeAvailable,
+  makeAvailablePart,
   type PostingKind,
-  post,
+  postingsPart,
   type Rail,
 } from '@pps/shared/ledger';
-import { type PaymentStatus, PROCESSING, type TransitionColumns, transitionPayment } from '@pps/shared/states';
+import { type PaymentStatus, PROCESSING, type TransitionColumns, transitionPart } from '@pps/shared/states';
 import type { OperationResult } from '../idempotency/idempotency';
 import { paymentDocument, paymentResource } from '../payments/payments.presenter';
 import {
   findChildren,
-  insertPayment,
   lockPayment,
   type NewPayment,
   type Payment,
   type PaymentChild,
+  paymentInsertPart,
 } from '../payments/payments.repository';
 import { acceptsRefunds, isParentRecord } from './refund-rules';
 import { childPointers, refundErrors } from './refunds.errors';
@@ -28,14 +29,23 @@ import { childPointers, refundErrors } from './refunds.errors';
 export type LockedParent = { parent: Payment; children: PaymentChild[] };
 
 /**
- * Locks the parent payment of a refund, split refund or second split (held until the transaction ends, so
- * operations on one parent run one at a time) and reads its children under that lock. 404 unknown (or not a
- * payment id), 403 another account's, both pointing at `parentPaymentId`.
+ * The parent payment of a refund, split refund, second split or capture, locked (held until the transaction ends,
+ * so operations on one parent run one at a time), and its children as they stand under that lock; settled, so it
+ * never rejects. Sent at once, as `runIdempotent`'s `prefetch`: both go out in the idempotency claim's round trip,
+ * the children behind the lock (that statement's snapshot sees whatever the lock waited for).
  */
-export async function lockParent(ctx: ServiceContext, id: string): Promise<LockedParent> {
-  const locked = isId('payment', id) ? await lockPayment(ctx.db, id) : undefined;
+export type ParentRead = PromiseSettledResult<[Payment | undefined, PaymentChild[]]>;
+
+export function readParent(tx: Tx, id: string): Promise<ParentRead> {
+  if (!isId('payment', id)) return Promise.resolve({ status: 'fulfilled', value: [undefined, []] });
+  return Promise.allSettled([Promise.all([lockPayment(tx, id), findChildren(tx, id)])]).then(([read]) => read!);
+}
+
+/** The parent `readParent` read: 404 unknown (or not a payment id), 403 another account's, both at `parentPaymentId`. */
+export function lockedParent(ctx: ServiceContext, id: string, read: ParentRead): LockedParent {
+  const [locked, children] = settledValue(read);
   const parent = ownedBy(locked, ctx, 'payment', id, { pointer: childPointers.parentPaymentId });
-  return { parent, children: await findChildren(ctx.db, parent.id) };
+  return { parent, children };
 }
 
 /** The 422s of a parent that takes no refund: a child record, failed, voided, refunded, or unsettled ACH. */
@@ -99,15 +109,17 @@ export type ChildOperation = {
 };
 
 /**
- * Writes what every operation on a parent writes, in the caller's transaction: the child record (a payment
- * resource of its own, fee-free: gross = net = amount), its balanced ledger posting if money moves, the parent's
- * status change through the state table, and the outbox events (`payment.created` for the record, the parent's own event).
+ * What every operation on a parent writes, in the caller's transaction, as its last writes (`OperationResult`'s
+ * `writes`, sent as one statement with the stored answer): the child record (a payment resource of its own,
+ * fee-free: gross = net = amount), its balanced ledger posting if money moves, the parent's status change through
+ * the state table (under the parent's row lock), and the outbox events (`payment.created` for the record, the
+ * parent's own event; that one is its own statement, sent at once: its sequence is counted on).
  */
-export async function recordChildOperation(
+export function recordChildOperation(
   ctx: ServiceContext,
   { parent, children }: LockedParent,
   operation: ChildOperation,
-): Promise<OperationResult> {
+): OperationResult {
   const now = ctx.clock.now();
   const { record, posting, parentChange } = operation;
   const values: NewPayment = {
@@ -142,44 +154,59 @@ export async function recordChildOperation(
     createdAt: now,
     updatedAt: now,
   };
-  const child = await insertPayment(ctx.db, values);
+  const { payment: child, part: insertChild } = paymentInsertPart(values);
+  const writes: Part[] = [insertChild];
   if (posting) {
-    await post(ctx.db, {
-      accountId: ctx.accountId,
-      paymentId: posting.paymentId ?? child.id,
-      merchantId: parent.merchantId,
-      kind: posting.kind,
-      lines: posting.lines,
-      now,
-      // What stays pending settles with the child's own record, or with the parent's when it is carried along.
-      availableOn: posting.availableOn ?? child.settleAt ?? parent.settleAt ?? now,
-    });
-    // A void cancels the capture before it settles: neither is left pending (they net zero in available).
-    if (posting.kind === 'void') await makeAvailable(ctx.db, [{ sourceId: parent.id, at: now }]);
+    const postings = postingsPart([
+      {
+        accountId: ctx.accountId,
+        paymentId: posting.paymentId ?? child.id,
+        merchantId: parent.merchantId,
+        kind: posting.kind,
+        lines: posting.lines,
+        now,
+        // What stays pending settles with the child's own record, or with the parent's when it is carried along.
+        availableOn: posting.availableOn ?? child.settleAt ?? parent.settleAt ?? now,
+      },
+    ]);
+    writes.push(...postings.parts);
+    // A void cancels the capture before it settles: neither is left pending (they net zero in available). The
+    // void's own balance transactions are written `available`, so the capture's are the only ones this turns.
+    if (posting.kind === 'void') writes.push(makeAvailablePart([{ sourceId: parent.id, at: now }]));
   }
 
   const resource = paymentResource(child, [], now);
-  await writeEvent(ctx.db, {
-    accountId: ctx.accountId,
-    type: 'payment.created',
-    resource,
-    previousStatus: null,
-    requestId: ctx.requestId,
-  });
+  writes.push(
+    ...firstEventsParts([
+      { accountId: ctx.accountId, type: 'payment.created', resource, previousStatus: null, requestId: ctx.requestId },
+    ]),
+  );
+  const pending: Sent<unknown>[] = [];
   if (parentChange) {
     const { to, set } = parentChange;
-    const updated = await transitionPayment(ctx.db, { payment: parent, to, at: now, set });
-    await writeEvent(ctx.db, {
-      accountId: ctx.accountId,
-      type: parentEvents[to],
-      resource: paymentResource(updated, [...children, child], now),
-      previousStatus: parent.status,
-      requestId: ctx.requestId,
-    });
+    const transition = transitionPart({ payment: parent, to, at: now, set });
+    writes.push(transition.part);
+    pending.push(
+      sendEvents(ctx.db, [
+        {
+          accountId: ctx.accountId,
+          type: parentEvents[to],
+          resource: paymentResource(transition.payment, [...children, child], now),
+          previousStatus: parent.status,
+          requestId: ctx.requestId,
+        },
+      ]),
+    );
   }
   ctx.log.info(
     { paymentId: child.id, parentPaymentId: parent.id, paymentType: child.paymentType, amount: child.amount },
     `${child.refundType ?? child.paymentType} recorded`,
   );
-  return { status: 201, body: paymentDocument(ctx.config.PUBLIC_BASE_URL, resource), paymentId: child.id };
+  return {
+    status: 201,
+    body: paymentDocument(ctx.config.PUBLIC_BASE_URL, resource),
+    paymentId: child.id,
+    writes,
+    pending,
+  };
 }

@@ -6,7 +6,8 @@ import {
   assertAcceptsRefunds,
   assertSameCurrency,
   bucketOf,
-  lockParent,
+  lockedParent,
+  type ParentRead,
   railOf,
   recordChildOperation,
   refundSettleAt,
@@ -24,11 +25,14 @@ export type RefundSplitInput = PaymentInputOf<'refundSplit'>;
 export async function refundSplit({
   ctx,
   input,
+  read,
 }: {
   ctx: ServiceContext;
   input: RefundSplitInput;
+  /** The parent and its children, locked (`readParent`, sent with the idempotency claim). */
+  read: ParentRead;
 }): Promise<OperationResult> {
-  const locked = await lockParent(ctx, input.parentPaymentId);
+  const locked = lockedParent(ctx, input.parentPaymentId, read);
   const { parent, children } = locked;
   assertAcceptsRefunds(parent);
   if (parent.splitMerchantId === null || parent.splitAmount === null) throw refundErrors.noSplit(parent.id);

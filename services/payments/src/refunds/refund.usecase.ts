@@ -8,7 +8,8 @@ import {
   assertSameCurrency,
   bucketOf,
   type LockedParent,
-  lockParent,
+  lockedParent,
+  type ParentRead,
   railOf,
   recordChildOperation,
   refundSettleAt,
@@ -29,11 +30,14 @@ export type RefundInput = PaymentInputOf<'refund'>;
 export async function refundPayment({
   ctx,
   input,
+  read,
 }: {
   ctx: ServiceContext;
   input: RefundInput;
+  /** The parent and its children, locked (`readParent`, sent with the idempotency claim). */
+  read: ParentRead;
 }): Promise<OperationResult> {
-  const locked = await lockParent(ctx, input.parentPaymentId);
+  const locked = lockedParent(ctx, input.parentPaymentId, read);
   const { parent, children } = locked;
   if (parent.status === 'authorized' && isParentRecord(parent)) return cancelAuthorization(ctx, locked, input);
   assertAcceptsRefunds(parent);

@@ -1,12 +1,13 @@
 import type { PaymentInputOf } from '@pps/shared/contract';
 import type { ServiceContext } from '@pps/shared/http';
+import { isId } from '@pps/shared/ids';
 import { secondSplitLines } from '@pps/shared/ledger';
 import { PROCESSING } from '@pps/shared/states';
 import type { OperationResult } from '../idempotency/idempotency';
 import { paymentErrors, pointers } from '../payments/payments.errors';
-import { findMerchant } from '../payments/payments.repository';
-import { activeMerchant } from '../payments/pricing';
-import { bucketOf, lockParent, recordChildOperation } from '../refunds/child-operation';
+import { findMerchants } from '../payments/payments.repository';
+import { judgeMerchant } from '../payments/pricing';
+import { bucketOf, lockedParent, type ParentRead, recordChildOperation } from '../refunds/child-operation';
 import { isParentRecord, refundFigures } from '../refunds/refund-rules';
 import { refundErrors } from '../refunds/refunds.errors';
 
@@ -23,11 +24,14 @@ const SPLITTABLE = new Set(['pending', 'completed', 'partial_refund']);
 export async function secondSplit({
   ctx,
   input,
+  read,
 }: {
   ctx: ServiceContext;
   input: SecondSplitInput;
+  /** The parent and its children, locked (`readParent`, sent with the idempotency claim). */
+  read: ParentRead;
 }): Promise<OperationResult> {
-  const locked = await lockParent(ctx, input.parentPaymentId);
+  const locked = lockedParent(ctx, input.parentPaymentId, read);
   const { parent, children } = locked;
   if (!isParentRecord(parent)) throw refundErrors.childRecord(parent.id, parent.paymentType);
   if (parent.paymentType !== 'card') throw refundErrors.notSplittable(parent.id, 'is an ACH payment');
@@ -36,12 +40,17 @@ export async function secondSplit({
     const status = parent.status === PROCESSING ? 'pending, awaiting the processor' : parent.status;
     throw refundErrors.notSplittable(parent.id, `is ${status}`);
   }
-  const primary = await findMerchant(ctx.db, parent.merchantId);
-  if (!primary?.features.secondSplit) throw refundErrors.secondSplitNotEnabled(parent.merchantId);
-
   const { merchantId, amount } = input.split;
+  // Both merchants in one statement (an id that cannot be a merchant's is not looked up), judged in turn.
+  const merchants = await findMerchants(ctx.db, [
+    parent.merchantId,
+    ...(isId('merchant', merchantId) ? [merchantId] : []),
+  ]);
+  if (!merchants.get(parent.merchantId)?.features.secondSplit) {
+    throw refundErrors.secondSplitNotEnabled(parent.merchantId);
+  }
   if (merchantId === parent.merchantId) throw paymentErrors.splitSameMerchant();
-  await activeMerchant(ctx, merchantId, pointers.splitMerchantId);
+  judgeMerchant(ctx, merchants.get(merchantId), merchantId, pointers.splitMerchantId);
   const { remainingNet } = refundFigures(parent, children);
   if (amount >= remainingNet) throw refundErrors.secondSplitAmount(remainingNet);
 
