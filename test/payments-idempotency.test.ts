@@ -1,7 +1,7 @@
 import { deleteExpiredIdempotencyKeys } from '@pps/payments';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from './fixtures/merchants';
-import { cards, createCardToken, newRequestId, postPayment, tokenv3Body } from './fixtures/payments';
+import { cards, createCardToken, newRequestId, postPayment, refundBody, tokenv3Body } from './fixtures/payments';
 import { createWorld } from './fixtures/world';
 import { type Credentials, createTestStack, expectError, type TestStack } from './harness';
 
@@ -144,5 +144,20 @@ describe('deleteExpiredIdempotencyKeys', () => {
     const again = await pay(tokenv3Body({ merchantId, tokenId, requestId, amount: '1500' }));
     expect(again.status).toBe(201);
     expect(again.body.data.id).not.toBe(first.body.data.id);
+  });
+
+  it('treats the key of a refund past its TTL as new: the refund is made again, not replayed', async () => {
+    const parent = await pay(tokenv3Body({ merchantId, tokenId, amount: '1000' }));
+    const requestId = newRequestId();
+    const first = await pay(refundBody(parent.body.data.id, '100', requestId));
+    expect(first.status).toBe(201);
+    await stack.sql`update idempotency_keys set created_at = now() - interval '8 days' where request_id = ${requestId}`;
+    const again = await pay(refundBody(parent.body.data.id, '200', requestId));
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+    expect(again.body.data.id).not.toBe(first.body.data.id);
+    expect(again.body.data.attributes.transaction.amount).toBe('200');
+    const [key] = await stack.sql`select payment_id from idempotency_keys where request_id = ${requestId}`;
+    expect(key?.payment_id).toBe(again.body.data.id);
   });
 });

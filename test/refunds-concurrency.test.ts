@@ -252,3 +252,36 @@ describe('concurrent operations on one payment', () => {
     expect(await movedOn(parentId, 'operator:fees')).toBe(59);
   });
 });
+
+describe('operations on different payments, group-committed together', () => {
+  it('a refusal among them fails alone and stores nothing under its key; duplicates of one key make one refund', async () => {
+    const parents = await Promise.all(Array.from({ length: 8 }, () => capture('1000')));
+    const [keyed, ...others] = parents as [string, ...string[]];
+    const refusedParent = others.pop() as string;
+    const key = newRequestId();
+    const refusedKey = newRequestId();
+    const fired = [
+      ...others.map((id) => pay(refundBody(id, '100'))),
+      ...Array.from({ length: 3 }, () => pay(refundBody(keyed, '100', key))),
+      pay(refundBody(refusedParent, '5000', refusedKey)),
+    ];
+    const responses = await Promise.all(fired);
+    const refused = responses.pop() as ApiResponse;
+    const duplicates = responses.splice(others.length);
+
+    // Its neighbours landed, each once.
+    expect(responses.map((response) => response.status)).toEqual(others.map(() => 201));
+    for (const id of others) expect(await childCount(id)).toBe(1);
+    // One key: one refund, the same answer three times, two of them replays.
+    expect(duplicates.map((response) => response.status)).toEqual([201, 201, 201]);
+    expect(new Set(duplicates.map((response) => response.body.data.id)).size).toBe(1);
+    expect(duplicates.filter((response) => response.headers.get('idempotent-replayed') === 'true')).toHaveLength(2);
+    expect(await childCount(keyed)).toBe(1);
+    // The refusal: its error, nothing written, and its key free for a request that can be made.
+    expectError(refused, 400, 'refund_exceeds_amount', '/data/attributes/transaction/amount');
+    expect(await childCount(refusedParent)).toBe(0);
+    expect(await stack.sql`select 1 from idempotency_keys where request_id = ${refusedKey}`).toHaveLength(0);
+    expect((await pay(refundBody(refusedParent, '100', refusedKey))).status).toBe(201);
+    expect(await childCount(refusedParent)).toBe(1);
+  });
+});

@@ -112,7 +112,7 @@ describe('statements and round trips per request', () => {
     }
   });
 
-  it('a capture and a refund: the parent and its children with the claim, then every write at once', async () => {
+  it('a capture and a refund: the parents and their children with the claims, then every write at once', async () => {
     const authorize = async () =>
       (
         await postPayment(
@@ -127,11 +127,50 @@ describe('statements and round trips per request', () => {
     await capture(warm)();
     await refund(warm)();
     const parent = await authorize();
-    // Begin, claim the key, lock the parent, read its children | the parent's event (its sequence counted on), one
-    // statement writing the record, its posting, its event, the parent's change and the stored answer, commit. It
-    // was 11 statements in 8 round trips, each write awaited in turn.
-    expect(await statementsOf(capture(parent), 201)).toEqual({ statements: 7, trips: 2 });
-    expect(await statementsOf(refund(parent), 201)).toEqual({ statements: 7, trips: 2 });
+    // Group-committed: a capture alone is a batch of one, and these are a batch's statements whatever its size.
+    // Begin, claim the key, read its holder, lock the parent, read its children | the parents' events (their
+    // sequences counted on), one statement writing the records, their postings, their events, the parents' changes
+    // and the stored answers, commit. It was 11 statements in 8 round trips, each write awaited in turn.
+    expect(await statementsOf(capture(parent), 201)).toEqual({ statements: 8, trips: 2 });
+    expect(await statementsOf(refund(parent), 201)).toEqual({ statements: 8, trips: 2 });
+  });
+
+  it('concurrent captures: a batch costs the same statements whatever its size (group commit)', async () => {
+    const operationsSent: string[] = [];
+    const batched = await createTestStack({
+      poolSize: 4,
+      env: { GROUP_COMMIT_WAIT_MS: '100' },
+      onQuery: (query) => {
+        if (!query.includes('pg_catalog')) operationsSent.push(query.replace(/\s+/g, ' ').trim());
+      },
+    });
+    try {
+      const world = await createWorld(batched, { account: 'Group commit of operations' });
+      const authorize = async () =>
+        (
+          await postPayment(
+            batched,
+            world.creds,
+            tokenv3Body({ ...world, requestId: newRequestId(), attributes: { capture: false } }),
+          )
+        ).body.data.id as string;
+      const capture = async (id: string) =>
+        postPayment(batched, world.creds, captureBody(id, undefined, newRequestId()));
+      await capture(await authorize());
+      const count = 12;
+      const parents = await Promise.all(Array.from({ length: count }, authorize));
+      operationsSent.length = 0;
+      const responses = await Promise.all(parents.map(capture));
+      expect(responses.map((response) => response.status)).toEqual(Array(count).fill(201));
+      const batches = operationsSent.filter((query) => query === 'begin').length;
+      console.log(`${count} captures: ${operationsSent.length} statements in ${batches} batches`);
+      expect(batches).toBeLessThanOrEqual(2);
+      // Per batch: begin, the claims, their holders, the parents locked, their children, the parents' events, the
+      // rest of the writes, commit.
+      expect(operationsSent.length).toBe(8 * batches);
+    } finally {
+      await batched.close();
+    }
   });
 
   it('GET /payments/{id}', async () => {

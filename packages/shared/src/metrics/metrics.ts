@@ -21,7 +21,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     }),
     groupCommitBatch: new Histogram({
       name: 'pps_group_commit_batch_size',
-      help: "Payments per group-committed transaction, by phase (claim: the key and record; outcome: the processor's answer)",
+      help: "Requests per group-committed transaction, by phase (claim: a new payment's key and record; outcome: the processor's answer; operation: a capture, refund, split refund or second split)",
       labelNames: ['phase'] as const,
       buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
       registers: [registry],

@@ -1,8 +1,8 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, type Column, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import type { Part } from '../db/raw';
 import { type NewPayment, type Payment, payments } from '../db/schema/payments';
-import { textArray } from '../db/unnest';
+import { textArray, texts } from '../db/unnest';
 import { assertStoredTransition, type PaymentStatus, statusAfterSettlement } from './payment-states';
 
 /**
@@ -49,31 +49,61 @@ export async function transitionPayment(
   return row;
 }
 
+/** A status change to write with others (`transitionsParts`): from the status read under the row lock, to `to`. */
+export type StatusChange = { payment: Payment; to: PaymentStatus; at: Date; set?: TransitionColumns };
+
+type TransitionKey = keyof TransitionColumns | 'status' | 'updatedAt';
+
+/** A value as its column's driver value, in text (`unnest($n::text[])` casts it back); null stays null. */
+function asText(value: unknown, column: Column): string | null {
+  if (value === null || value === undefined) return null;
+  const driver = column.mapToDriverValue(value);
+  return driver instanceof Date ? driver.toISOString() : String(driver);
+}
+
 /**
- * `transitionPayment` as a write to send with others (`sendTogether`), and the record as it will read, for a caller
- * that holds the record's row lock (`lockPayment`): its status cannot have changed since it was read, so nothing
- * reads the update back. Still conditional on that status: a write can never overwrite a change it did not see.
+ * Status changes, at most one per record, as writes to send with others (`sendTogether`), for a caller holding the
+ * records' row locks (`lockPayments`): no status changes behind its back, so nothing reads the updates back. Each is
+ * checked against the state table first, and still written conditionally on the status read, so a write never
+ * overwrites a change it did not see. One write per set of columns changed, however many records: the statements'
+ * texts stay few, and so prepared once each.
  */
-export function transitionPart(input: { payment: Payment; to: PaymentStatus; at: Date; set?: TransitionColumns }): {
-  payment: Payment;
-  part: Part;
-} {
-  const { payment, to, at, set } = input;
-  assertStoredTransition(payment.status, to);
-  const values: TransitionColumns & Pick<Payment, 'status' | 'updatedAt'> = { ...set, status: to, updatedAt: at };
-  const keys = (Object.keys(values) as (keyof typeof values)[]).filter((key) => values[key] !== undefined);
-  const assignments = keys.map((key, index) => `"${payments[key].name}" = $${index + 3}`);
-  return {
-    payment: { ...payment, ...values },
-    part: {
-      text: `update payments set ${assignments.join(', ')} where id = $1 and status = $2`,
+export function transitionsParts(changes: StatusChange[]): Part[] {
+  const bySignature = new Map<string, { keys: TransitionKey[]; changes: StatusChange[] }>();
+  const ids = new Set<string>();
+  for (const change of changes) {
+    assertStoredTransition(change.payment.status, change.to);
+    if (ids.has(change.payment.id)) throw new Error(`payment ${change.payment.id}: two status changes in one write`);
+    ids.add(change.payment.id);
+    const keys = [
+      ...(Object.keys(change.set ?? {}) as TransitionKey[]).filter(
+        (key) => change.set?.[key as keyof TransitionColumns] !== undefined,
+      ),
+      'status' as const,
+      'updatedAt' as const,
+    ].sort();
+    const signature = keys.join();
+    const group = bySignature.get(signature) ?? { keys, changes: [] };
+    group.changes.push(change);
+    bySignature.set(signature, group);
+  }
+  const columnValue = (change: StatusChange, key: TransitionKey) =>
+    key === 'status' ? change.to : key === 'updatedAt' ? change.at : change.set?.[key];
+  return [...bySignature.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([, { keys, changes: group }]) => ({
+      text: `update payments set ${keys
+        .map((key, index) => `"${payments[key].name}" = t.c${index}::${payments[key].getSQLType()}`)
+        .join(', ')}
+        from unnest($1::text[], $2::text[], ${keys.map((_, index) => `$${index + 3}::text[]`).join(', ')})
+          as t(id, previous, ${keys.map((_, index) => `c${index}`).join(', ')})
+        where payments.id = t.id and payments.status = t.previous`,
       params: [
-        payment.id,
-        payment.status,
-        ...keys.map((key) => (values[key] === null ? null : payments[key].mapToDriverValue(values[key] as never))),
+        texts(group.map((change) => change.payment.id)),
+        texts(group.map((change) => change.payment.status)),
+        ...keys.map((key) => group.map((change) => asText(columnValue(change, key), payments[key]))),
       ],
-    },
-  };
+    }));
 }
 
 /**

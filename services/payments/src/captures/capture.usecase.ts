@@ -2,10 +2,14 @@ import { settleAtFor } from '@pps/shared/clock';
 import type { PaymentInputOf } from '@pps/shared/contract';
 import type { ServiceContext } from '@pps/shared/http';
 import { computeFees, maxSplitAmount, netOf } from '@pps/shared/money';
-import type { OperationResult } from '../idempotency/idempotency';
 import type { Payment, PaymentChild } from '../payments/payments.repository';
 import { capturePosting } from '../payments/record-payment';
-import { assertSameCurrency, lockedParent, type ParentRead, recordChildOperation } from '../refunds/child-operation';
+import {
+  assertSameCurrency,
+  type ChildOutcome,
+  type LockedParent,
+  recordChildOperation,
+} from '../refunds/child-operation';
 import { isParentRecord } from '../refunds/refund-rules';
 import { captureErrors } from './captures.errors';
 
@@ -22,14 +26,13 @@ export type CaptureInput = PaymentInputOf<'capture'>;
 export async function capturePayment({
   ctx,
   input,
-  read,
+  locked,
 }: {
   ctx: ServiceContext;
   input: CaptureInput;
-  /** The parent and its children, locked (`readParent`, sent with the idempotency claim). */
-  read: ParentRead;
-}): Promise<OperationResult> {
-  const locked = lockedParent(ctx, input.parentPaymentId, read);
+  /** The parent, under its row lock, and its children. */
+  locked: LockedParent;
+}): Promise<ChildOutcome> {
   const { parent, children } = locked;
   const now = ctx.clock.now();
   assertCapturable(parent, children, now);

@@ -44,15 +44,22 @@ const HOLDERS = `
 
 const REMOVE_EXPIRED = 'delete from idempotency_keys where account_id = $1 and request_id = $2 and created_at = $3';
 
-const keyOf = (key: IdempotencyKeyRef) => `${key.accountId}\u0000${key.requestId}`;
+/** A key as one string, to look claims and holders up by. */
+export const keyOf = (key: IdempotencyKeyRef) => `${key.accountId}\u0000${key.requestId}`;
+
+/** Removes an expired holder if it is still the row read (a fresh claim made meanwhile stays): a write to send with others. */
+export const removeExpiredPart = (key: IdempotencyKeyRef, held: KeyRow): Part => ({
+  text: REMOVE_EXPIRED,
+  params: [key.accountId, key.requestId, held.createdAt.toISOString()],
+});
 
 /**
  * Claims the keys in one statement, in key order (two batches claiming the same keys wait for each other in one
  * order, never in a circle), each naming its record (recovery's way back). `on conflict do nothing` waits for a
- * concurrent claim of the same key until that transaction ends. Returns the keys claimed; sent at once.
+ * concurrent claim of the same key until that transaction ends. Returns the keys claimed (`keyOf`); sent at once.
+ * A record not made yet (an operation on a payment) is named by the stored answer.
  */
-function claimKeys(tx: Tx, items: ClaimItem<unknown>[]): Sent<Set<string>> {
-  const claims = items.flatMap((item) => (item.key ? [{ key: item.key, recordId: item.recordId }] : []));
+export function claimKeys(tx: Tx, claims: { key: KeyClaim; recordId: string | null }[]): Sent<Set<string>> {
   const claimed = send(tx, CLAIM_MANY, [
     texts(claims.map(({ key }) => key.accountId)),
     texts(claims.map(({ key }) => key.requestId)),
@@ -71,7 +78,7 @@ function claimKeys(tx: Tx, items: ClaimItem<unknown>[]): Sent<Set<string>> {
  * The holders of the keys, read by the statement after the claim: it sees every holder committed while the claim
  * waited, and this batch's own claims. Sent at once.
  */
-function findHolders(tx: Tx, keys: IdempotencyKeyRef[]): Sent<Map<string, KeyRow>> {
+export function findHolders(tx: Tx, keys: IdempotencyKeyRef[]): Sent<Map<string, KeyRow>> {
   const held = send(tx, HOLDERS, [texts(keys.map((key) => key.accountId)), texts(keys.map((key) => key.requestId))]);
   return mapSent(
     held,
@@ -98,7 +105,15 @@ export function claimsCommitter<R>(db: Db, insertMany: (records: R[]) => Part, o
       pipelinedTransaction(db, async (tx) => {
         const keys = items.flatMap((item) => (item.key ? [item.key] : []));
         const [claimed, holders] =
-          keys.length > 0 ? await Promise.all([claimKeys(tx, items), findHolders(tx, keys)]) : [new Set(), new Map()];
+          keys.length > 0
+            ? await Promise.all([
+                claimKeys(
+                  tx,
+                  items.flatMap((item) => (item.key ? [{ key: item.key, recordId: item.recordId }] : [])),
+                ),
+                findHolders(tx, keys),
+              ])
+            : [new Set(), new Map()];
         const inserted: R[] = [];
         const removed: Part[] = [];
         const results = items.map((item): ClaimResult => {
@@ -116,12 +131,7 @@ export function claimsCommitter<R>(db: Db, insertMany: (records: R[]) => Part, o
             return { claimed: false, held };
           }
           // Expired: removed if still the row read (a fresh claim made meanwhile stays), then claimed afresh.
-          if (held) {
-            removed.push({
-              text: REMOVE_EXPIRED,
-              params: [item.key.accountId, item.key.requestId, held.createdAt.toISOString()],
-            });
-          }
+          if (held) removed.push(removeExpiredPart(item.key, held));
           return { claimed: false, retry: true };
         });
         const writes = [...(inserted.length > 0 ? [insertMany(inserted)] : []), ...removed];

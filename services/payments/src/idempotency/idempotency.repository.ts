@@ -72,6 +72,43 @@ export function answerPart(key: IdempotencyKeyRef, response: StoredResponse & { 
   };
 }
 
+const ANSWER_KEYS = `update idempotency_keys
+  set response_status = a.status::int, response_body = a.body, payment_id = a.payment_id
+  from (select * from unnest($1::text[], $2::text[], $3::text[], $4::text[])
+      with ordinality as a(account_id, request_id, status, payment_id, n)
+    join jsonb_array_elements($5::text::jsonb) with ordinality as b(body, n) using (n)) as a
+  where idempotency_keys.account_id = a.account_id and idempotency_keys.request_id = a.request_id`;
+
+/** `answerPart` for many keys claimed in one transaction, as one write however many (group commit). */
+export function answersPart(
+  answers: { key: IdempotencyKeyRef; response: StoredResponse & { paymentId: string | null } }[],
+): Part {
+  return {
+    text: ANSWER_KEYS,
+    params: [
+      texts(answers.map(({ key }) => key.accountId)),
+      texts(answers.map(({ key }) => key.requestId)),
+      texts(answers.map(({ response }) => response.status)),
+      texts(answers.map(({ response }) => response.paymentId)),
+      jsonArray(answers.map(({ response }) => response.body)),
+    ],
+  };
+}
+
+const RELEASE_KEYS = `delete from idempotency_keys using unnest($1::text[], $2::text[]) as k(account_id, request_id)
+  where idempotency_keys.account_id = k.account_id and idempotency_keys.request_id = k.request_id`;
+
+/**
+ * Keys claimed in this transaction by requests that were refused after all, released as one write: a refusal
+ * stores nothing, as when its own transaction rolls back.
+ */
+export function releaseKeysPart(keys: IdempotencyKeyRef[]): Part {
+  return {
+    text: RELEASE_KEYS,
+    params: [texts(keys.map((key) => key.accountId)), texts(keys.map((key) => key.requestId))],
+  };
+}
+
 const ANSWER_IN_FLIGHT = `update idempotency_keys set response_status = a.status::int, response_body = a.body
   from (select * from unnest($1::text[], $2::text[]) with ordinality as a(payment_id, status, n)
     join jsonb_array_elements($3::text::jsonb) with ordinality as b(body, n) using (n)) as a

@@ -34,11 +34,6 @@ export type OperationResult = StoredResponse & {
    * behind it, so the end of a request costs one round trip and one statement.
    */
   writes?: Part[];
-  /**
-   * Statements it sent and did not await (`send`; a write that cannot be a part): they share that round trip, and
-   * are awaited with the COMMIT queued behind them.
-   */
-  pending?: Sent<unknown>[];
 };
 
 /**
@@ -120,8 +115,7 @@ type Options<R> = {
    * replay they are dropped. It must not reject: return settled results and judge them in `operation`.
    */
   prefetch?: (tx: Tx) => Promise<R>;
-  /** `prefetched`: what `prefetch` read (undefined without one). */
-  operation: (tx: Tx, prefetched: R) => Promise<OperationResult>;
+  operation: (tx: Tx, prefetched: R | undefined) => Promise<OperationResult>;
 };
 
 /**
@@ -130,28 +124,27 @@ type Options<R> = {
  * recorded before commit, so N concurrent duplicates make one record and the others replay it. A thrown error
  * rolls the claim back: failures that made nothing are never stored.
  */
-export async function runIdempotent<R = undefined>(options: Options<R>): Promise<IdempotentResponse> {
+export async function runIdempotent<R = never>(options: Options<R>): Promise<IdempotentResponse> {
   const { operation, prefetch, key: given } = options;
-  const read = (tx: Tx) => (prefetch ? prefetch(tx) : Promise.resolve(undefined as R));
   return inTransaction<IdempotentResponse>(options.db, async (tx) => {
     if (!given) {
-      const outcome = await operation(tx, await read(tx));
+      const outcome = await operation(tx, await prefetch?.(tx));
       const writes = outcome.writes ?? [];
       return {
         result: { status: outcome.status, body: outcome.body, replayed: false },
-        pending: [...(outcome.pending ?? []), ...(writes.length > 0 ? [sendTogether(tx, writes)] : [])],
+        pending: writes.length > 0 ? [sendTogether(tx, writes)] : [],
       };
     }
     const key: IdempotencyKeyRef = { accountId: options.accountId, requestId: given.value.toLowerCase() };
     const hash = requestHash(options.data);
     const claimed = claimOrReplay(tx, options, key, hash, given);
-    const prefetched = read(tx);
+    const prefetched = prefetch?.(tx);
     const replay = await claimed;
     if (replay) return { result: { ...replay, replayed: true } };
     const outcome = await operation(tx, await prefetched);
     return {
       result: { status: outcome.status, body: outcome.body, replayed: false },
-      pending: [...(outcome.pending ?? []), sendTogether(tx, [...(outcome.writes ?? []), answerPart(key, outcome)])],
+      pending: [sendTogether(tx, [...(outcome.writes ?? []), answerPart(key, outcome)])],
     };
   });
 }
@@ -218,6 +211,20 @@ export async function runInPhases<A>(
   }
 }
 
+/** The claim of the key the request gave: the key as stored (lower case) and the request's fingerprint. */
+export function keyClaimOf(
+  given: GivenKey,
+  options: Pick<Options<never>, 'accountId' | 'data' | 'ttlDays' | 'now'>,
+): KeyClaim {
+  return {
+    accountId: options.accountId,
+    requestId: given.value.toLowerCase(),
+    requestHash: requestHash(options.data),
+    now: options.now,
+    ttlDays: options.ttlDays,
+  };
+}
+
 /**
  * The checks (`begin`) and phase 1: the payment claimed and recorded `processing`, or the answer a held key replays.
  */
@@ -227,13 +234,7 @@ async function checkAndClaim<A>(
   },
 ): Promise<{ replay: StoredResponse } | { phased: Phased<A>; claim: KeyClaim | undefined }> {
   const { key: given } = options;
-  const claim: KeyClaim | undefined = given && {
-    accountId: options.accountId,
-    requestId: given.value.toLowerCase(),
-    requestHash: requestHash(options.data),
-    now: options.now,
-    ttlDays: options.ttlDays,
-  };
+  const claim = given && keyClaimOf(given, options);
   let phased: Phased<A>;
   try {
     phased = await options.begin();
@@ -323,7 +324,7 @@ async function claimOrReplay(
 }
 
 /** The answer a held key replays: 409 when it was given for another body, or when it is not known yet. */
-function replayOf(held: KeyRow, hash: string, given: GivenKey): StoredResponse {
+export function replayOf(held: KeyRow, hash: string, given: GivenKey): StoredResponse {
   if (held.requestHash !== hash) throw idempotencyKeyReused(given);
   // Committed without its answer: a new payment between its phases (`runInPhases`).
   if (held.responseStatus == null || !held.responseBody) throw idempotencyKeyInUse(given);

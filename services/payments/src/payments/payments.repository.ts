@@ -1,5 +1,5 @@
 import type { DbOrTx } from '@pps/shared/db';
-import { mapSent, type Part, type Sent, schema, send, tableCodec, texts } from '@pps/shared/db';
+import { mapSent, type Part, rowMapper, type Sent, schema, send, tableCodec, texts } from '@pps/shared/db';
 import { type PaymentStatus, PROCESSING } from '@pps/shared/states';
 import { and, count, desc, eq, gte, lt, ne, or, type SQL } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
@@ -113,17 +113,13 @@ export function paymentOutcomesPart(outcomes: { id: string; outcome: PaymentOutc
   };
 }
 
-export async function insertPayment(db: DbOrTx, values: NewPayment): Promise<Payment> {
-  const { payment, part } = paymentInsertPart(values);
-  await send(db, part.text, part.params);
-  return payment;
-}
+/** A new record as the table returns it: the values given, null for the rest (what `returning *` would read). */
+export const insertedPayment = (values: NewPayment): Payment => paymentCodec.row(values);
 
-// A record is read by id one way, here: `GET /payments/{id}` reads it raw beside its children, so the lock
-// is the same statement with FOR UPDATE, and both give the same `Payment`.
+// A record is read by id one way, here: `GET /payments/{id}` reads it raw beside its children, and the locks
+// read the same columns with FOR UPDATE, so all give the same `Payment`.
 const paymentRow = paymentCodec.pick();
 const FIND_PAYMENT = `select ${paymentRow.columns} from payments where id = $1`;
-const LOCK_PAYMENT = `${FIND_PAYMENT} for update`;
 
 /** A payment record by id; sent at once (`GET /payments/{id}` reads it beside its children). */
 export function findPayment(db: DbOrTx, id: string): Sent<Payment | undefined> {
@@ -132,17 +128,13 @@ export function findPayment(db: DbOrTx, id: string): Sent<Payment | undefined> {
 
 const LOCK_PAYMENTS = `select ${paymentRow.columns} from payments where id = any($1::text[]) order by id for update`;
 
-/** `lockPayment` for a batch (group commit), locked in id order (two batches never wait on each other in a circle). */
+/**
+ * Reads payments and holds their row locks until the transaction ends (`SELECT … FOR UPDATE`), in id order (two
+ * batches never wait on each other in a circle): every operation on a parent (capture, void, refund, split refund,
+ * second split) and phase 3 of new payments take them first, so they run one at a time. Sent at once.
+ */
 export function lockPayments(tx: DbOrTx, ids: string[]): Sent<Payment[]> {
   return mapSent(send(tx, LOCK_PAYMENTS, [ids]), (rows) => rows.map(paymentRow.read));
-}
-
-/**
- * Reads a payment and holds its row lock until the transaction ends (`SELECT … FOR UPDATE`): every operation
- * on one parent (void, refund, split refund, second split, settlement) takes it first, so they run one at a time.
- */
-export function lockPayment(tx: DbOrTx, id: string): Sent<Payment | undefined> {
-  return mapSent(send(tx, LOCK_PAYMENT, [id]), ([row]) => row && paymentRow.read(row));
 }
 
 /** The child records of a payment (refunds, voids, split refunds, second splits) that its resource summarises. */
@@ -166,6 +158,22 @@ const FIND_CHILDREN = `select ${childRow.columns} from payments where parent_pay
 /** The child records of a payment, oldest first; sent at once. */
 export function findChildren(db: DbOrTx, parentId: string): Sent<PaymentChild[]> {
   return mapSent(send(db, FIND_CHILDREN, [parentId]), (rows) => rows.map(childRow.read));
+}
+
+const FIND_CHILDREN_OF = `select ${childRow.columns}, parent_payment_id from payments
+  where parent_payment_id = any($1::text[]) order by created_at, id`;
+const parentIdOf = rowMapper({ parentPaymentId: payments.parentPaymentId });
+
+/** `findChildren` for a batch (group commit): each payment's children, oldest first, by its id; sent at once. */
+export function findChildrenOf(db: DbOrTx, parentIds: string[]): Sent<Map<string, PaymentChild[]>> {
+  return mapSent(send(db, FIND_CHILDREN_OF, [parentIds]), (rows) => {
+    const byParent = new Map<string, PaymentChild[]>();
+    for (const row of rows) {
+      const parentId = parentIdOf(row).parentPaymentId ?? '';
+      byParent.set(parentId, [...(byParent.get(parentId) ?? []), childRow.read(row)]);
+    }
+    return byParent;
+  });
 }
 
 export type PaymentListFilter = {

@@ -11,6 +11,7 @@ import { absoluteUrl, list, type ServiceApp, type ServiceDeps } from '@pps/share
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { claimsCommitter } from '../idempotency/claims';
 import type { Processor } from '../processor/processor';
+import { operationsCommitter } from '../refunds/operations';
 import { createTokenCipher } from '../tokens/tokens.repository';
 import { chargeReader } from './charge-card.usecase';
 import { paymentDocument } from './payments.presenter';
@@ -42,6 +43,11 @@ export function registerPaymentRoutes(app: ServiceApp, deps: ServiceDeps & { pro
     outcomes: outcomeRecorder(deps, {
       ...groupCommit,
       onBatch: (size) => deps.metrics?.groupCommitBatch.observe({ phase: 'outcome' }, size),
+    }),
+    // Captures, refunds, split refunds and second splits: one transaction for concurrent requests' operations.
+    operations: operationsCommitter(deps.db, {
+      ...groupCommit,
+      onBatch: (size) => deps.metrics?.groupCommitBatch.observe({ phase: 'operation' }, size),
     }),
   };
   const createRoute = createPaymentRouteFor({ min: config.MIN_AMOUNT_CENTS, max: config.MAX_AMOUNT_CENTS });

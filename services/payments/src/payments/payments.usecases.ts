@@ -7,12 +7,13 @@ import { capturePayment } from '../captures/capture.usecase';
 import {
   type IdempotentResponse,
   idempotencyKeyOf,
-  type OperationResult,
-  runIdempotent,
+  keyClaimOf,
+  type runIdempotent,
   runInPhases,
 } from '../idempotency/idempotency';
 import type { ProcessorAnswer } from '../processor/processor';
-import { type ParentRead, readParent } from '../refunds/child-operation';
+import type { ChildOutcome, LockedParent } from '../refunds/child-operation';
+import { type Operations, runOperation } from '../refunds/operations';
 import { refundPayment } from '../refunds/refund.usecase';
 import { refundSplit } from '../refunds/refund-split.usecase';
 import { secondSplit } from '../splits/second-split.usecase';
@@ -21,7 +22,8 @@ import { paymentErrors } from './payments.errors';
 import { paymentResource, paymentStatusDocument, paymentSummary } from './payments.presenter';
 import { findChildren, findMerchant, findPayment, listMerchantPayments, type Payment } from './payments.repository';
 
-export type PaymentDeps = ChargeDeps;
+/** New payments' dependencies, and the group commit of operations on existing ones. */
+export type PaymentDeps = ChargeDeps & { operations: Operations };
 
 /** What every POST /payments run shares, whatever its operation. */
 type Common = Pick<Parameters<typeof runIdempotent>[0], 'db' | 'accountId' | 'data' | 'key' | 'ttlDays' | 'now'>;
@@ -37,15 +39,16 @@ function runFor(
   deps: PaymentDeps,
   common: Common,
 ): Promise<IdempotentResponse> {
-  // An operation on an existing payment: the parent locked and its children read in the claim's round trip.
+  // An operation on an existing payment: group-committed with concurrent ones, under its parent's row lock.
   const onParent = <I extends { parentPaymentId: string }>(
-    operation: (args: { ctx: ServiceContext; input: I; read: ParentRead }) => Promise<OperationResult>,
+    operation: (args: { ctx: ServiceContext; input: I; locked: LockedParent }) => Promise<ChildOutcome>,
     input: I,
   ) =>
-    runIdempotent<ParentRead>({
-      ...common,
-      prefetch: (tx) => readParent(tx, input.parentPaymentId),
-      operation: (tx, read) => operation({ ctx: { ...ctx, db: tx }, input, read }),
+    runOperation(deps.operations, {
+      ctx,
+      key: common.key && { claim: keyClaimOf(common.key, common), given: common.key },
+      parentPaymentId: input.parentPaymentId,
+      run: (inBatch, locked) => operation({ ctx: inBatch, input, locked }),
     });
   switch (attributes.paymentType) {
     case 'tokenv3':

@@ -1,27 +1,12 @@
 import { settleAtFor } from '@pps/shared/clock';
-import { type Part, type Sent, settledValue, type Tx } from '@pps/shared/db';
-import { type EventType, firstEventsParts, sendEvents } from '@pps/shared/events';
+import type { EventType, WriteEventInput } from '@pps/shared/events';
 import { ownedBy, type ServiceContext } from '@pps/shared/http';
-import { isId, newId } from '@pps/shared/ids';
-import {
-  type LedgerLine,
-  type MerchantBucket,
-  makeAvailablePart,
-  type PostingKind,
-  postingsPart,
-  type Rail,
-} from '@pps/shared/ledger';
-import { type PaymentStatus, PROCESSING, type TransitionColumns, transitionPart } from '@pps/shared/states';
-import type { OperationResult } from '../idempotency/idempotency';
+import { newId } from '@pps/shared/ids';
+import type { LedgerLine, MerchantBucket, PostInput, PostingKind, Rail } from '@pps/shared/ledger';
+import { type PaymentStatus, PROCESSING, type StatusChange, type TransitionColumns } from '@pps/shared/states';
+import type { StoredResponse } from '../idempotency/idempotency.repository';
 import { paymentDocument, paymentResource } from '../payments/payments.presenter';
-import {
-  findChildren,
-  lockPayment,
-  type NewPayment,
-  type Payment,
-  type PaymentChild,
-  paymentInsertPart,
-} from '../payments/payments.repository';
+import { insertedPayment, type NewPayment, type Payment, type PaymentChild } from '../payments/payments.repository';
 import { acceptsRefunds, isParentRecord } from './refund-rules';
 import { childPointers, refundErrors } from './refunds.errors';
 
@@ -29,22 +14,16 @@ import { childPointers, refundErrors } from './refunds.errors';
 export type LockedParent = { parent: Payment; children: PaymentChild[] };
 
 /**
- * The parent payment of a refund, split refund, second split or capture, locked (held until the transaction ends,
- * so operations on one parent run one at a time), and its children as they stand under that lock; settled, so it
- * never rejects. Sent at once, as `runIdempotent`'s `prefetch`: both go out in the idempotency claim's round trip,
- * the children behind the lock (that statement's snapshot sees whatever the lock waited for).
+ * The parent an operation names, as the batch read it under its row lock, with its children: 404 unknown (or not a
+ * payment id), 403 another account's, both pointing at `parentPaymentId`.
  */
-export type ParentRead = PromiseSettledResult<[Payment | undefined, PaymentChild[]]>;
-
-export function readParent(tx: Tx, id: string): Promise<ParentRead> {
-  if (!isId('payment', id)) return Promise.resolve({ status: 'fulfilled', value: [undefined, []] });
-  return Promise.allSettled([Promise.all([lockPayment(tx, id), findChildren(tx, id)])]).then(([read]) => read!);
-}
-
-/** The parent `readParent` read: 404 unknown (or not a payment id), 403 another account's, both at `parentPaymentId`. */
-export function lockedParent(ctx: ServiceContext, id: string, read: ParentRead): LockedParent {
-  const [locked, children] = settledValue(read);
-  const parent = ownedBy(locked, ctx, 'payment', id, { pointer: childPointers.parentPaymentId });
+export function judgeParent(
+  ctx: ServiceContext,
+  id: string,
+  found: Payment | undefined,
+  children: PaymentChild[],
+): LockedParent {
+  const parent = ownedBy(found, ctx, 'payment', id, { pointer: childPointers.parentPaymentId });
   return { parent, children };
 }
 
@@ -109,17 +88,30 @@ export type ChildOperation = {
 };
 
 /**
- * What every operation on a parent writes, in the caller's transaction, as its last writes (`OperationResult`'s
- * `writes`, sent as one statement with the stored answer): the child record (a payment resource of its own,
- * fee-free: gross = net = amount), its balanced ledger posting if money moves, the parent's status change through
- * the state table (under the parent's row lock), and the outbox events (`payment.created` for the record, the
- * parent's own event; that one is its own statement, sent at once: its sequence is counted on).
+ * What an operation on a parent writes, as data: the group commit (`operationsCommitter`) writes every operation of
+ * a batch alike, one statement per table. The answer (201, the record's document), the child record, its posting,
+ * the capture it voids, its event, and the parent's status change with the parent's event.
+ */
+export type ChildOutcome = {
+  response: StoredResponse & { paymentId: string };
+  record: NewPayment;
+  posting?: PostInput;
+  /** A void: the parent whose capture's pending balance transactions turn `available` with it, and when. */
+  voids?: { sourceId: string; at: Date };
+  event: WriteEventInput;
+  parentChange?: { change: StatusChange; event: WriteEventInput };
+};
+
+/**
+ * What every operation on a parent writes (under the parent's row lock): the child record (a payment resource of
+ * its own, fee-free: gross = net = amount), its balanced ledger posting if money moves, the parent's status change
+ * through the state table, and the outbox events (`payment.created` for the record, the parent's own event).
  */
 export function recordChildOperation(
   ctx: ServiceContext,
   { parent, children }: LockedParent,
   operation: ChildOperation,
-): OperationResult {
+): ChildOutcome {
   const now = ctx.clock.now();
   const { record, posting, parentChange } = operation;
   const values: NewPayment = {
@@ -154,59 +146,51 @@ export function recordChildOperation(
     createdAt: now,
     updatedAt: now,
   };
-  const { payment: child, part: insertChild } = paymentInsertPart(values);
-  const writes: Part[] = [insertChild];
-  if (posting) {
-    const postings = postingsPart([
-      {
-        accountId: ctx.accountId,
-        paymentId: posting.paymentId ?? child.id,
-        merchantId: parent.merchantId,
-        kind: posting.kind,
-        lines: posting.lines,
-        now,
-        // What stays pending settles with the child's own record, or with the parent's when it is carried along.
-        availableOn: posting.availableOn ?? child.settleAt ?? parent.settleAt ?? now,
-      },
-    ]);
-    writes.push(...postings.parts);
-    // A void cancels the capture before it settles: neither is left pending (they net zero in available). The
-    // void's own balance transactions are written `available`, so the capture's are the only ones this turns.
-    if (posting.kind === 'void') writes.push(makeAvailablePart([{ sourceId: parent.id, at: now }]));
-  }
-
+  const child = insertedPayment(values);
   const resource = paymentResource(child, [], now);
-  writes.push(
-    ...firstEventsParts([
-      { accountId: ctx.accountId, type: 'payment.created', resource, previousStatus: null, requestId: ctx.requestId },
-    ]),
-  );
-  const pending: Sent<unknown>[] = [];
+  const outcome: ChildOutcome = {
+    response: { status: 201, body: paymentDocument(ctx.config.PUBLIC_BASE_URL, resource), paymentId: child.id },
+    record: values,
+    event: {
+      accountId: ctx.accountId,
+      type: 'payment.created',
+      resource,
+      previousStatus: null,
+      requestId: ctx.requestId,
+    },
+  };
+  if (posting) {
+    outcome.posting = {
+      accountId: ctx.accountId,
+      paymentId: posting.paymentId ?? child.id,
+      merchantId: parent.merchantId,
+      kind: posting.kind,
+      lines: posting.lines,
+      now,
+      // What stays pending settles with the child's own record, or with the parent's when it is carried along.
+      availableOn: posting.availableOn ?? child.settleAt ?? parent.settleAt ?? now,
+    };
+    // A void cancels the capture before it settles: neither is left pending (they net zero in available).
+    if (posting.kind === 'void') outcome.voids = { sourceId: parent.id, at: now };
+  }
   if (parentChange) {
     const { to, set } = parentChange;
-    const transition = transitionPart({ payment: parent, to, at: now, set });
-    writes.push(transition.part);
-    pending.push(
-      sendEvents(ctx.db, [
-        {
-          accountId: ctx.accountId,
-          type: parentEvents[to],
-          resource: paymentResource(transition.payment, [...children, child], now),
-          previousStatus: parent.status,
-          requestId: ctx.requestId,
-        },
-      ]),
-    );
+    const change: StatusChange = { payment: parent, to, at: now, set };
+    const updated: Payment = { ...parent, ...set, status: to, updatedAt: now };
+    outcome.parentChange = {
+      change,
+      event: {
+        accountId: ctx.accountId,
+        type: parentEvents[to],
+        resource: paymentResource(updated, [...children, child], now),
+        previousStatus: parent.status,
+        requestId: ctx.requestId,
+      },
+    };
   }
   ctx.log.info(
     { paymentId: child.id, parentPaymentId: parent.id, paymentType: child.paymentType, amount: child.amount },
     `${child.refundType ?? child.paymentType} recorded`,
   );
-  return {
-    status: 201,
-    body: paymentDocument(ctx.config.PUBLIC_BASE_URL, resource),
-    paymentId: child.id,
-    writes,
-    pending,
-  };
+  return outcome;
 }

@@ -1,13 +1,12 @@
 import type { PaymentInputOf } from '@pps/shared/contract';
 import type { ServiceContext } from '@pps/shared/http';
 import { refundLines } from '@pps/shared/ledger';
-import type { OperationResult } from '../idempotency/idempotency';
 import {
   assertAcceptsRefunds,
   assertSameCurrency,
   bucketOf,
-  lockedParent,
-  type ParentRead,
+  type ChildOutcome,
+  type LockedParent,
   railOf,
   recordChildOperation,
   refundSettleAt,
@@ -25,14 +24,13 @@ export type RefundSplitInput = PaymentInputOf<'refundSplit'>;
 export async function refundSplit({
   ctx,
   input,
-  read,
+  locked,
 }: {
   ctx: ServiceContext;
   input: RefundSplitInput;
-  /** The parent and its children, locked (`readParent`, sent with the idempotency claim). */
-  read: ParentRead;
-}): Promise<OperationResult> {
-  const locked = lockedParent(ctx, input.parentPaymentId, read);
+  /** The parent, under its row lock, and its children. */
+  locked: LockedParent;
+}): Promise<ChildOutcome> {
   const { parent, children } = locked;
   assertAcceptsRefunds(parent);
   if (parent.splitMerchantId === null || parent.splitAmount === null) throw refundErrors.noSplit(parent.id);

@@ -2,14 +2,12 @@ import type { PaymentInputOf } from '@pps/shared/contract';
 import type { ServiceContext } from '@pps/shared/http';
 import { entriesForPayment, refundLines, reverseLines } from '@pps/shared/ledger';
 import { captureErrors } from '../captures/captures.errors';
-import type { OperationResult } from '../idempotency/idempotency';
 import {
   assertAcceptsRefunds,
   assertSameCurrency,
   bucketOf,
+  type ChildOutcome,
   type LockedParent,
-  lockedParent,
-  type ParentRead,
   railOf,
   recordChildOperation,
   refundSettleAt,
@@ -30,14 +28,13 @@ export type RefundInput = PaymentInputOf<'refund'>;
 export async function refundPayment({
   ctx,
   input,
-  read,
+  locked,
 }: {
   ctx: ServiceContext;
   input: RefundInput;
-  /** The parent and its children, locked (`readParent`, sent with the idempotency claim). */
-  read: ParentRead;
-}): Promise<OperationResult> {
-  const locked = lockedParent(ctx, input.parentPaymentId, read);
+  /** The parent, under its row lock, and its children. */
+  locked: LockedParent;
+}): Promise<ChildOutcome> {
   const { parent, children } = locked;
   if (parent.status === 'authorized' && isParentRecord(parent)) return cancelAuthorization(ctx, locked, input);
   assertAcceptsRefunds(parent);

@@ -3,11 +3,10 @@ import type { ServiceContext } from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
 import { secondSplitLines } from '@pps/shared/ledger';
 import { PROCESSING } from '@pps/shared/states';
-import type { OperationResult } from '../idempotency/idempotency';
 import { paymentErrors, pointers } from '../payments/payments.errors';
 import { findMerchants } from '../payments/payments.repository';
 import { judgeMerchant } from '../payments/pricing';
-import { bucketOf, lockedParent, type ParentRead, recordChildOperation } from '../refunds/child-operation';
+import { bucketOf, type ChildOutcome, type LockedParent, recordChildOperation } from '../refunds/child-operation';
 import { isParentRecord, refundFigures } from '../refunds/refund-rules';
 import { refundErrors } from '../refunds/refunds.errors';
 
@@ -24,14 +23,13 @@ const SPLITTABLE = new Set(['pending', 'completed', 'partial_refund']);
 export async function secondSplit({
   ctx,
   input,
-  read,
+  locked,
 }: {
   ctx: ServiceContext;
   input: SecondSplitInput;
-  /** The parent and its children, locked (`readParent`, sent with the idempotency claim). */
-  read: ParentRead;
-}): Promise<OperationResult> {
-  const locked = lockedParent(ctx, input.parentPaymentId, read);
+  /** The parent, under its row lock, and its children. */
+  locked: LockedParent;
+}): Promise<ChildOutcome> {
   const { parent, children } = locked;
   if (!isParentRecord(parent)) throw refundErrors.childRecord(parent.id, parent.paymentType);
   if (parent.paymentType !== 'card') throw refundErrors.notSplittable(parent.id, 'is an ACH payment');
