@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { personalMerchantAttributes } from './fixtures/merchants';
-import { billingAddress, expiryIn, tokenv3Body } from './fixtures/payments';
+import { billingAddress, expiryIn, refundBody, tokenv3Body } from './fixtures/payments';
 import { type Receiver, startReceiver } from './fixtures/receiver';
 import { createPrivatePostgres, type PrivatePostgres } from './private-postgres';
 import { freePort, processTracker } from './processes';
@@ -15,7 +15,7 @@ import { waitFor } from './wait';
  * while. Judged as a client sees it: the process stays up, every answer is a 201 or a 503 `database_unavailable`
  * with Retry-After (never a 500, a hang or a dropped connection), a retry with the same requestId stores its
  * payment once, every 201 names a committed payment whose key holds that answer (the restarts fall in the middle of
- * group-committed batches), and every event reaches the webhook receiver.
+ * group-committed batches), and every event reaches the webhook receiver. Refunds go through a restart the same way.
  */
 
 let pg: PrivatePostgres;
@@ -241,5 +241,69 @@ describe('a PostgreSQL restart under load', () => {
       retryOnError: true,
     });
     expect(service.exitCode).toBeNull();
+  }, 60_000);
+
+  it('refunds through a restart: each requestId makes one refund, the one its 201 named, and the ledger balances', async () => {
+    const parents = [...payments.values()];
+    const refunds = new Map<string, string>();
+    const outcomes: Outcome[] = [];
+    let loading = true;
+    let next = 0;
+    /** A refund of 10 cents of a payment, retried with its requestId after a 503 or a dropped connection. */
+    const refundOnce = async (parentPaymentId: string, requestId: string) => {
+      for (let attempt = 0; attempt < 100; attempt++) {
+        const started = Date.now();
+        try {
+          const response = await call('POST', '/payments', refundBody(parentPaymentId, '10', requestId));
+          outcomes.push({ status: response.status, ms: Date.now() - started, code: response.body?.errors?.[0]?.code });
+          if (response.status === 201) return response.body.data.id as string;
+        } catch {
+          outcomes.push({ status: 'socket error', ms: Date.now() - started });
+        }
+        await sleep(100);
+      }
+      throw new Error(`refund ${requestId} never made`);
+    };
+    // Sixteen clients, two on each payment at a time: operations on one parent wait for each other's batch.
+    const load = Array.from({ length: 16 }, async (_, client) => {
+      while (loading) {
+        const parent = parents[(Math.floor(client / 2) + 8 * next++) % parents.length] as string;
+        const requestId = randomUUID();
+        refunds.set(requestId, await refundOnce(parent, requestId));
+      }
+    });
+    await sleep(1000);
+    await pg.restart();
+    await sleep(1000);
+    loading = false;
+    await Promise.all(load);
+
+    expect(service.exitCode).toBeNull();
+    const statuses = [...new Set(outcomes.map((outcome) => outcome.status))].sort();
+    expect(
+      statuses.every((status) => status === 201 || status === 503),
+      JSON.stringify(statuses),
+    ).toBe(true);
+    expect(outcomes.some((outcome) => outcome.status === 503)).toBe(true);
+    // Each requestId: one refund, the one its 201 named, its key holding that answer; no other refund stored.
+    const stored = await sql`select id from payments where payment_type = 'refund'`;
+    expect(stored.map((row) => row.id).sort()).toEqual([...refunds.values()].sort());
+    const keys = await sql`
+      select k.request_id, k.payment_id, k.response_status from idempotency_keys k
+      join payments p on p.id = k.payment_id where p.payment_type = 'refund'`;
+    expect(new Map(keys.map((row) => [row.request_id, row.payment_id]))).toEqual(refunds);
+    expect(new Set(keys.map((row) => row.response_status))).toEqual(new Set([201]));
+    const [total] = await sql`select coalesce(sum(amount), 0)::bigint as sum from ledger_entries`;
+    expect(Number(total?.sum)).toBe(0);
+    const unbalanced = await sql`
+      select posting_id from ledger_entries group by posting_id having sum(amount) <> 0`;
+    expect(unbalanced).toEqual([]);
+    // The restart met batches of refunds.
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    const operationBatches = (name: string) =>
+      Number(
+        metrics.match(new RegExp(`^pps_group_commit_batch_size_${name}\\{phase="operation"\\} (\\S+)$`, 'm'))?.[1],
+      );
+    expect(operationBatches('sum') / operationBatches('count')).toBeGreaterThan(1);
   }, 60_000);
 });
