@@ -109,9 +109,8 @@ afterAll(async () => {
 
 type Outcome = { status: number | 'socket error'; ms: number; code?: string; retryAfter?: string | null };
 
-/** Creates one payment, retrying with the same requestId after a 503 or a dropped connection, as a client should. */
-async function payOnce(requestId: string, outcomes: Outcome[]): Promise<string> {
-  const body = tokenv3Body({ merchantId, tokenId, amount: '1500', requestId });
+/** Makes one record (`body` with its requestId), retrying after a 503 or a dropped connection, as a client should. */
+async function createOnce(body: { data: { requestId?: string } }, outcomes: Outcome[]): Promise<string> {
   for (let attempt = 0; attempt < 100; attempt++) {
     const started = Date.now();
     try {
@@ -128,7 +127,22 @@ async function payOnce(requestId: string, outcomes: Outcome[]): Promise<string> 
     }
     await sleep(100);
   }
-  throw new Error(`payment ${requestId} never created`);
+  throw new Error(`${body.data.requestId} never made`);
+}
+
+const payOnce = (requestId: string, outcomes: Outcome[]) =>
+  createOnce(tokenv3Body({ merchantId, tokenId, amount: '1500', requestId }), outcomes);
+
+/** Every answer a 201, or a 503 `database_unavailable` with Retry-After: never a 500, a hang or a dropped connection. */
+function expectCreatedOrUnavailable(outcomes: Outcome[]) {
+  const statuses = [...new Set(outcomes.map((outcome) => outcome.status))].sort();
+  expect(
+    statuses.every((status) => status === 201 || status === 503),
+    JSON.stringify(statuses),
+  ).toBe(true);
+  for (const failed of outcomes.filter((outcome) => outcome.status === 503)) {
+    expect(failed).toMatchObject({ code: 'database_unavailable', retryAfter: '1' });
+  }
 }
 
 const payments = new Map<string, string>();
@@ -157,14 +171,7 @@ describe('a PostgreSQL restart under load', () => {
     expect(service.exitCode).toBeNull();
     const restartedAt = await sql`select pg_postmaster_start_time() as at`;
     expect(restartedAt[0]?.at.getTime()).toBeGreaterThan(startedAt[0]?.at.getTime());
-    const statuses = [...new Set(outcomes.map((outcome) => outcome.status))].sort();
-    expect(
-      statuses.every((status) => status === 201 || status === 503),
-      JSON.stringify(statuses),
-    ).toBe(true);
-    for (const failed of outcomes.filter((outcome) => outcome.status === 503)) {
-      expect(failed).toMatchObject({ code: 'database_unavailable', retryAfter: '1' });
-    }
+    expectCreatedOrUnavailable(outcomes);
     expect(Math.max(...outcomes.map((outcome) => outcome.ms))).toBeLessThan(5000);
 
     // Each requestId: one payment, the one its 201 named; nothing else stored.
@@ -249,27 +256,12 @@ describe('a PostgreSQL restart under load', () => {
     const outcomes: Outcome[] = [];
     let loading = true;
     let next = 0;
-    /** A refund of 10 cents of a payment, retried with its requestId after a 503 or a dropped connection. */
-    const refundOnce = async (parentPaymentId: string, requestId: string) => {
-      for (let attempt = 0; attempt < 100; attempt++) {
-        const started = Date.now();
-        try {
-          const response = await call('POST', '/payments', refundBody(parentPaymentId, '10', requestId));
-          outcomes.push({ status: response.status, ms: Date.now() - started, code: response.body?.errors?.[0]?.code });
-          if (response.status === 201) return response.body.data.id as string;
-        } catch {
-          outcomes.push({ status: 'socket error', ms: Date.now() - started });
-        }
-        await sleep(100);
-      }
-      throw new Error(`refund ${requestId} never made`);
-    };
     // Sixteen clients, two on each payment at a time: operations on one parent wait for each other's batch.
     const load = Array.from({ length: 16 }, async (_, client) => {
       while (loading) {
         const parent = parents[(Math.floor(client / 2) + 8 * next++) % parents.length] as string;
         const requestId = randomUUID();
-        refunds.set(requestId, await refundOnce(parent, requestId));
+        refunds.set(requestId, await createOnce(refundBody(parent, '10', requestId), outcomes));
       }
     });
     await sleep(1000);
@@ -279,11 +271,7 @@ describe('a PostgreSQL restart under load', () => {
     await Promise.all(load);
 
     expect(service.exitCode).toBeNull();
-    const statuses = [...new Set(outcomes.map((outcome) => outcome.status))].sort();
-    expect(
-      statuses.every((status) => status === 201 || status === 503),
-      JSON.stringify(statuses),
-    ).toBe(true);
+    expectCreatedOrUnavailable(outcomes);
     expect(outcomes.some((outcome) => outcome.status === 503)).toBe(true);
     // Each requestId: one refund, the one its 201 named, its key holding that answer; no other refund stored.
     const stored = await sql`select id from payments where payment_type = 'refund'`;

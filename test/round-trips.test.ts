@@ -56,6 +56,18 @@ async function statementsOf(call: () => Promise<{ status: number }>, expected: n
   return { statements: statements.length, trips };
 }
 
+/** A stack of its own whose statements go to `sent`, for the group commits' counts. */
+const batchedStack = (sent: string[]) =>
+  createTestStack({
+    poolSize: 4,
+    // Long enough for every request's checks to end before its batch goes (one batch per phase, or two).
+    env: { GROUP_COMMIT_WAIT_MS: '100' },
+    // postgres.js reads the array types once per new connection (pg_catalog): the pool's set-up, not a request's.
+    onQuery: (query) => {
+      if (!query.includes('pg_catalog')) sent.push(query.replace(/\s+/g, ' ').trim());
+    },
+  });
+
 describe('statements and round trips per request', () => {
   it('a new tokenv3 payment with a requestId, and its replay', async () => {
     const body = tokenv3Body({ merchantId, tokenId, requestId: newRequestId() });
@@ -72,15 +84,7 @@ describe('statements and round trips per request', () => {
   });
 
   it('concurrent new payments: a batch costs the same statements whatever its size (group commit)', async () => {
-    const batched = await createTestStack({
-      poolSize: 4,
-      // Long enough for every request's checks to end before its batch goes (one batch per phase, or two).
-      env: { GROUP_COMMIT_WAIT_MS: '100' },
-      // postgres.js reads the array types once per new connection (pg_catalog): the pool's set-up, not a payment's.
-      onQuery: (query) => {
-        if (!query.includes('pg_catalog')) batchedSent.push(query.replace(/\s+/g, ' ').trim());
-      },
-    });
+    const batched = await batchedStack(batchedSent);
     try {
       const world = await createWorld(batched, { account: 'Group commit' });
       await postPayment(batched, world.creds, tokenv3Body({ ...world, requestId: newRequestId() }));
@@ -137,13 +141,7 @@ describe('statements and round trips per request', () => {
 
   it('concurrent captures: a batch costs the same statements whatever its size (group commit)', async () => {
     const operationsSent: string[] = [];
-    const batched = await createTestStack({
-      poolSize: 4,
-      env: { GROUP_COMMIT_WAIT_MS: '100' },
-      onQuery: (query) => {
-        if (!query.includes('pg_catalog')) operationsSent.push(query.replace(/\s+/g, ' ').trim());
-      },
-    });
+    const batched = await batchedStack(operationsSent);
     try {
       const world = await createWorld(batched, { account: 'Group commit of operations' });
       const authorize = async () =>
