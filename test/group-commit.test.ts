@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newRequestId, postPayment, tokenv3Body } from './fixtures/payments';
+import { newRequestId, postPayment, refundBody, tokenv3Body } from './fixtures/payments';
 import { createWorld } from './fixtures/world';
 import { type Credentials, createTestStack, expectError, type TestStack } from './harness';
 
 /**
  * Group commit as a client meets it (docs/design.md, The payment write path): concurrent payments share their
  * batches, yet each is answered alone. A waiting time long enough that a burst lands in one batch per phase makes
- * the batches certain; the refusals are made real with triggers on this test's own database.
+ * the batches certain; the refusals are made real with triggers on this test's own database. Operations on existing
+ * payments (refunds here) are group-committed the same way.
  */
 let stack: TestStack;
 let creds: Credentials;
@@ -26,7 +27,7 @@ const storedFor = async (requestId: string) =>
     where k.request_id = ${requestId}`;
 
 /** The mean batch size of a phase so far, from `/metrics`. */
-async function meanBatch(phase: 'claim' | 'outcome') {
+async function meanBatch(phase: 'claim' | 'outcome' | 'operation') {
   const text = (await stack.call('GET', '/metrics')).body as string;
   const value = (name: string) =>
     Number(text.match(new RegExp(`^pps_group_commit_batch_size_${name}\\{phase="${phase}"\\} (\\S+)$`, 'm'))?.[1]);
@@ -127,6 +128,54 @@ describe('group-committed payments', () => {
       );
     } finally {
       await stack.sql.unsafe('drop trigger refuse_outcome on payments; drop function refuse_outcome()');
+    }
+  });
+});
+
+describe('group-committed operations on payments', () => {
+  const refund = (parentPaymentId: string, amount: string, requestId = newRequestId()) =>
+    postPayment(stack, creds, refundBody(parentPaymentId, amount, requestId));
+  const payments = async (count: number) =>
+    Promise.all(Array.from({ length: count }, async () => (await pay({ amount: '1000' })).body.data.id as string));
+
+  it('batches a burst of refunds of different payments, and answers each as if alone', async () => {
+    const parents = await payments(8);
+    const responses = await Promise.all(parents.map((id, index) => refund(id, `${10 + index}`)));
+    expect(responses.map((response) => response.status)).toEqual(Array(8).fill(201));
+    expect(responses.map((response) => response.body.data.attributes.parentPaymentId)).toEqual(parents);
+    expect(responses.map((response) => response.body.data.attributes.transaction.amount)).toEqual(
+      parents.map((_, index) => `${10 + index}`),
+    );
+    expect(await meanBatch('operation')).toBeGreaterThan(1);
+  });
+
+  it("fails a refund whose record is refused alone, stores nothing of it, and makes its neighbours'", async () => {
+    await stack.sql.unsafe(`
+      create function refuse_refund() returns trigger language plpgsql as $$
+      begin
+        if new.payment_type = 'refund' and new.amount = 66 then
+          raise exception 'refund of 66 refused' using errcode = '23514';
+        end if;
+        return new;
+      end $$;
+      create trigger refuse_refund before insert on payments for each row execute function refuse_refund()`);
+    try {
+      const [refusedParent, ...parents] = (await payments(5)) as [string, ...string[]];
+      const refusedKey = newRequestId();
+      const responses = await Promise.all([
+        ...parents.map((id) => refund(id, '10')),
+        refund(refusedParent, '66', refusedKey),
+      ]);
+      expect(responses.map((response) => response.status)).toEqual([201, 201, 201, 201, 500]);
+      const children = await stack.sql`
+        select parent_payment_id from payments where parent_payment_id in ${stack.sql([refusedParent, ...parents])}`;
+      expect(children.map((row) => row.parent_payment_id).sort()).toEqual([...parents].sort());
+      // Nothing of it: its key is free, so the client's retry goes through once the cause is gone.
+      expect(await stack.sql`select 1 from idempotency_keys where request_id = ${refusedKey}`).toHaveLength(0);
+      const [parent] = await stack.sql`select status from payments where id = ${refusedParent}`;
+      expect(parent?.status).toBe('pending');
+    } finally {
+      await stack.sql.unsafe('drop trigger refuse_refund on payments; drop function refuse_refund()');
     }
   });
 });
