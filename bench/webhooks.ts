@@ -22,8 +22,9 @@ import { freshDatabase } from './fresh-database';
  * - **sustained**: BENCH_WEBHOOK_RATE events/s (1,000) for BENCH_WEBHOOK_SECONDS (30), one endpoint, one process;
  * - **slow neighbour**: the same rate for half as long, split between two accounts whose receivers answer at once
  *   and after 2 s: the fast endpoint's lag beside the slow one's.
- * Each reports the commit-to-receipt lag (p50, p99); the burst and sustained ones the CPU each delivery took in
- * the webhooks processes, PostgreSQL and this process (the event writer and receivers). BENCH_WORKER_NODE_ARGS
+ * Each reports the commit-to-receipt lag (p50, p99) and the repeats its receiver got by then (requests beyond the
+ * first of each event: at-least-once allows them, so they are shown, not hidden); the burst and sustained ones the
+ * CPU each delivery took in the webhooks processes, PostgreSQL and this process (the event writer and receivers). BENCH_WORKER_NODE_ARGS
  * passes Node flags to the webhooks processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`). Numbers only: nothing
  * here is asserted.
  */
@@ -44,14 +45,22 @@ type Receiver = {
   server: Server;
   url: string;
   lags: number[];
+  /** Every request, a repeat of an event included (at-least-once: a repeat is allowed, and shown). */
+  requests: number;
   lastReceipt: number;
   waitFor: (n: number) => Promise<void>;
 };
 
 /** A receiver that answers each delivery after `delayMs`, counting the lag of the first receipt of each event. */
 async function startReceiver(delayMs = 0): Promise<Receiver> {
-  const receiver = { lags: [] as number[], lastReceipt: 0, waiting: [] as { n: number; resolve: () => void }[] };
+  const receiver = {
+    lags: [] as number[],
+    requests: 0,
+    lastReceipt: 0,
+    waiting: [] as { n: number; resolve: () => void }[],
+  };
   const server = createServer((request, response) => {
+    receiver.requests += 1;
     const id = String(request.headers['webhook-id']);
     request.resume();
     request.on('end', () => {
@@ -155,7 +164,16 @@ const percentile = (values: number[], p: number) => {
 
 /** CPU ms per delivery: the webhooks processes, PostgreSQL, and this process (the event writer and receivers). */
 type CpuPerDelivery = { webhooks: number; postgres: number; bench: number };
-type Row = { scenario: string; deliveries: number; perSecond: number; p50: number; p99: number; cpu?: CpuPerDelivery };
+type Row = {
+  scenario: string;
+  deliveries: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  /** Requests beyond the first of each event, by the time the row was taken. */
+  repeats: number;
+  cpu?: CpuPerDelivery;
+};
 const rows: Row[] = [];
 /** A scenario's row: its deliveries, their rate, the lags `receiver` measured and the CPU they took. */
 const rowOf = (
@@ -170,6 +188,7 @@ const rowOf = (
   perSecond,
   p50: percentile(receiver.lags, 50),
   p99: percentile(receiver.lags, 99),
+  repeats: receiver.requests - receiver.lags.length,
   cpu,
 });
 
@@ -269,13 +288,13 @@ await slowNeighbour();
 const [one, two] = rows;
 console.log('\nwebhooks processes on loopback, receivers in this process\n');
 console.log(
-  '| scenario | deliveries | deliveries/s | lag p50 ms | lag p99 ms | CPU ms per delivery: webhooks · PostgreSQL · this process |',
+  '| scenario | deliveries | deliveries/s | lag p50 ms | lag p99 ms | repeats | CPU ms per delivery: webhooks · PostgreSQL · this process |',
 );
-console.log('|---|---:|---:|---:|---:|---|');
+console.log('|---|---:|---:|---:|---:|---:|---|');
 for (const row of rows) {
   const cpu = row.cpu ? `${row.cpu.webhooks} · ${row.cpu.postgres} · ${row.cpu.bench}` : '—';
   console.log(
-    `| ${row.scenario} | ${row.deliveries.toLocaleString('en-US')} | ${row.perSecond.toLocaleString('en-US')} | ${row.p50} | ${row.p99} | ${cpu} |`,
+    `| ${row.scenario} | ${row.deliveries.toLocaleString('en-US')} | ${row.perSecond.toLocaleString('en-US')} | ${row.p50} | ${row.p99} | ${row.repeats} | ${cpu} |`,
   );
 }
 console.log(`\nTwo processes / one: ${((two?.perSecond ?? 0) / (one?.perSecond ?? 1)).toFixed(2)}×`);
