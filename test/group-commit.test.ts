@@ -34,6 +34,25 @@ async function meanBatch(phase: 'claim' | 'outcome' | 'operation') {
   return value('sum') / value('count');
 }
 
+/**
+ * Runs `body` while a trigger refuses the rows of `payments` that `condition` names, on `event`: a refusal no
+ * request check foresees (a constraint an operator added), made real on this test's own database.
+ */
+async function whileRefusing(name: string, event: 'insert' | 'update', condition: string, body: () => Promise<void>) {
+  await stack.sql.unsafe(`
+    create function ${name}() returns trigger language plpgsql as $$
+    begin
+      if ${condition} then raise exception '${name}' using errcode = '23514'; end if;
+      return new;
+    end $$;
+    create trigger ${name} before ${event} on payments for each row execute function ${name}()`);
+  try {
+    await body();
+  } finally {
+    await stack.sql.unsafe(`drop trigger ${name} on payments; drop function ${name}()`);
+  }
+}
+
 describe('group-committed payments', () => {
   it('batches a burst, and answers each payment of it as if alone', async () => {
     const responses = await Promise.all(Array.from({ length: 16 }, (_, index) => pay({ amount: `${1000 + index}` })));
@@ -69,15 +88,7 @@ describe('group-committed payments', () => {
   });
 
   it("fails a payment whose record is refused alone, stores nothing of it, and makes its neighbours'", async () => {
-    // A refusal of the record's insert that no request check foresees (a constraint added by an operator).
-    await stack.sql.unsafe(`
-      create function refuse_amount() returns trigger language plpgsql as $$
-      begin
-        if new.amount = 6666 then raise exception 'amount 6666 refused' using errcode = '23514'; end if;
-        return new;
-      end $$;
-      create trigger refuse_amount before insert on payments for each row execute function refuse_amount()`);
-    try {
+    await whileRefusing('refuse_amount', 'insert', 'new.amount = 6666', async () => {
       const refusedKey = newRequestId();
       const keys = Array.from({ length: 5 }, () => newRequestId());
       const responses = await Promise.all([
@@ -90,22 +101,11 @@ describe('group-committed payments', () => {
       // Nothing of it: no record, and its key is free, so the client's retry goes through once the cause is gone.
       expect(await stack.sql`select 1 from idempotency_keys where request_id = ${refusedKey}`).toHaveLength(0);
       expect(await stack.sql`select 1 from payments where amount = 6666`).toHaveLength(0);
-    } finally {
-      await stack.sql.unsafe('drop trigger refuse_amount on payments; drop function refuse_amount()');
-    }
+    });
   });
 
   it("fails a payment whose outcome is refused alone (left to recovery), and records its neighbours'", async () => {
-    await stack.sql.unsafe(`
-      create function refuse_outcome() returns trigger language plpgsql as $$
-      begin
-        if new.amount = 7777 and new.status <> 'processing' then
-          raise exception 'outcome of 7777 refused' using errcode = '23514';
-        end if;
-        return new;
-      end $$;
-      create trigger refuse_outcome before update on payments for each row execute function refuse_outcome()`);
-    try {
+    await whileRefusing('refuse_outcome', 'update', "new.amount = 7777 and new.status <> 'processing'", async () => {
       const refusedKey = newRequestId();
       const keys = Array.from({ length: 4 }, () => newRequestId());
       const responses = await Promise.all([
@@ -126,9 +126,7 @@ describe('group-committed payments', () => {
         'idempotency_key_in_use',
         '/data/requestId',
       );
-    } finally {
-      await stack.sql.unsafe('drop trigger refuse_outcome on payments; drop function refuse_outcome()');
-    }
+    });
   });
 });
 
@@ -150,16 +148,7 @@ describe('group-committed operations on payments', () => {
   });
 
   it("fails a refund whose record is refused alone, stores nothing of it, and makes its neighbours'", async () => {
-    await stack.sql.unsafe(`
-      create function refuse_refund() returns trigger language plpgsql as $$
-      begin
-        if new.payment_type = 'refund' and new.amount = 66 then
-          raise exception 'refund of 66 refused' using errcode = '23514';
-        end if;
-        return new;
-      end $$;
-      create trigger refuse_refund before insert on payments for each row execute function refuse_refund()`);
-    try {
+    await whileRefusing('refuse_refund', 'insert', "new.payment_type = 'refund' and new.amount = 66", async () => {
       const [refusedParent, ...parents] = (await payments(5)) as [string, ...string[]];
       const refusedKey = newRequestId();
       const responses = await Promise.all([
@@ -174,8 +163,6 @@ describe('group-committed operations on payments', () => {
       expect(await stack.sql`select 1 from idempotency_keys where request_id = ${refusedKey}`).toHaveLength(0);
       const [parent] = await stack.sql`select status from payments where id = ${refusedParent}`;
       expect(parent?.status).toBe('pending');
-    } finally {
-      await stack.sql.unsafe('drop trigger refuse_refund on payments; drop function refuse_refund()');
-    }
+    });
   });
 });
