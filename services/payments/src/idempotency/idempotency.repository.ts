@@ -61,17 +61,6 @@ export function claimIdempotencyKey(tx: Tx, key: IdempotencyKeyRef & { requestHa
   });
 }
 
-const RECORD = `update idempotency_keys set response_status = $3, response_body = $4, payment_id = $5
-  where account_id = $1 and request_id = $2`;
-
-/** Fills the response of a claimed key, in the same transaction as the claim: a write to send with the operation's. */
-export function answerPart(key: IdempotencyKeyRef, response: StoredResponse & { paymentId: string | null }): Part {
-  return {
-    text: RECORD,
-    params: [key.accountId, key.requestId, response.status, JSON.stringify(response.body), response.paymentId],
-  };
-}
-
 const ANSWER_KEYS = `update idempotency_keys
   set response_status = a.status::int, response_body = a.body, payment_id = a.payment_id
   from (select * from unnest($1::text[], $2::text[], $3::text[], $4::text[])
@@ -79,7 +68,10 @@ const ANSWER_KEYS = `update idempotency_keys
     join jsonb_array_elements($5::text::jsonb) with ordinality as b(body, n) using (n)) as a
   where idempotency_keys.account_id = a.account_id and idempotency_keys.request_id = a.request_id`;
 
-/** `answerPart` for many keys claimed in one transaction, as one write however many (group commit). */
+/**
+ * Fills the responses of keys claimed in the same transaction, naming the records they made: a write to send with
+ * the operations' own, one however many keys (one for `runIdempotent`, a batch's for a group commit).
+ */
 export function answersPart(
   answers: { key: IdempotencyKeyRef; response: StoredResponse & { paymentId: string | null } }[],
 ): Part {

@@ -15,7 +15,7 @@ import { ApiError } from '@pps/shared/http';
 import { requestHash } from './canonical';
 import type { ClaimResult, KeyClaim } from './claims';
 import {
-  answerPart,
+  answersPart,
   claimIdempotencyKey,
   deleteIdempotencyKeyCreatedAt,
   findIdempotencyKey,
@@ -144,7 +144,7 @@ export async function runIdempotent<R = never>(options: Options<R>): Promise<Ide
     const outcome = await operation(tx, await prefetched);
     return {
       result: { status: outcome.status, body: outcome.body, replayed: false },
-      pending: [sendTogether(tx, [...(outcome.writes ?? []), answerPart(key, outcome)])],
+      pending: [sendTogether(tx, [...(outcome.writes ?? []), answersPart([{ key, response: outcome }])])],
     };
   });
 }
