@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from '../logger';
 import { aggregateWorkerMetrics } from '../metrics/cluster';
+import { exitAfterLogs } from './serve';
 
 /** A worker that dies this soon after it started is not restarted again at once (a crash loop waits). */
 const RESTART_BACKOFF_MS = 1000;
@@ -39,7 +40,7 @@ export function runAsClusterPrimary(options: { count: number; log: Logger; deadl
     log.info({ signal, workers: workers.length }, 'stopping workers');
     const stopped = () => {
       log.info('stopped');
-      log.flush(() => process.exit(0));
+      exitAfterLogs(log, 0);
     };
     // Counted by each worker's own exit: cluster.workers still holds one that exited before it disconnected.
     let alive = workers.length;

@@ -182,8 +182,21 @@ export function onShutdown(log: Logger, resources: Closable[]): void {
       }
     }
     log.info('stopped');
-    process.exit(0);
+    exitAfterLogs(log, 0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/**
+ * Exits once the log lines written so far have reached stdout, or after a second if the stream never says so.
+ * pino writes asynchronously (`pino.destination`): on `process.exit` it writes what is still buffered, but not a
+ * line whose write is under way, so a worker's `stopped` logged just before its exit was lost, under load.
+ */
+export function exitAfterLogs(log: Logger, code: number): void {
+  const fallback = setTimeout(() => process.exit(code), 1000);
+  log.flush(() => {
+    clearTimeout(fallback);
+    process.exit(code);
+  });
 }
