@@ -44,8 +44,9 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 # dist/ holds the bundles, their source maps and the migrations (dist/drizzle); package.json ("type": "module") is
 # already here from the base stage. swagger-ui-dist's assets are read from node_modules.
 COPY --from=build /app/dist dist
-# Stack traces point at the TypeScript sources (maps are applied only when a stack is read).
-ENV NODE_OPTIONS=--enable-source-maps
+# Stack traces point at the TypeScript sources (maps are applied only when a stack is read). A young generation of
+# 64 MB per semi-space halves garbage collection's time per payment (README, Memory); `npm start` passes the same.
+ENV NODE_OPTIONS="--enable-source-maps --max-semi-space-size=64"
 # One worker per core (node:cluster); set a number to pin it.
 ENV WEB_CONCURRENCY=auto
 USER node

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { freePort, stopProcess } from '../test/processes';
 
 /** A server the bench started: where to load it, and the processes whose memory is sampled. */
@@ -11,8 +12,13 @@ export type Target = {
 
 const started: ChildProcess[] = [];
 
+/** The flags `npm start` gives node (package.json; the image's NODE_OPTIONS are the same): every server here has them. */
+export const NODE_FLAGS: string[] = JSON.parse(readFileSync('package.json', 'utf8'))
+  .scripts.start.split(' ')
+  .filter((word: string) => word.startsWith('--'));
+
 /**
- * Starts `node <args>` on a free loopback port (in `portVariable`) and resolves once `readyPath` answers. The access
+ * Starts `node <NODE_FLAGS> <args>` on a free loopback port (in `portVariable`) and resolves once `readyPath` answers. The access
  * log is written, as in production, and thrown away: its cost is part of every figure.
  */
 export async function startServer(
@@ -21,7 +27,7 @@ export async function startServer(
   options: { portVariable?: string; readyPath?: string } = {},
 ): Promise<Target> {
   const port = await freePort();
-  const child = spawn(process.execPath, args, {
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...args], {
     env: {
       ...process.env,
       NODE_ENV: 'test',

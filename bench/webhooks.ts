@@ -12,6 +12,7 @@ import { createLogger } from '@pps/shared/logger';
 import { newWebhookSecret } from '@pps/shared/webhooks';
 import { sampleCpu } from './cpu';
 import { freshDatabase } from './fresh-database';
+import { NODE_FLAGS } from './servers';
 
 /**
  * `npm run bench:webhooks`: events written to the outbox (transactions of 100) and delivered by real webhooks
@@ -112,7 +113,7 @@ async function startWorkers(count: number): Promise<ChildProcess[]> {
   const args = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const prefix = `{pps-bench-${randomBytes(3).toString('hex')}}`;
   const workers = Array.from({ length: count }, () =>
-    spawn(process.execPath, [...args, '--import', 'tsx', 'services/webhooks/src/main.ts'], {
+    spawn(process.execPath, [...NODE_FLAGS, ...args, '--import', 'tsx', 'services/webhooks/src/main.ts'], {
       env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'error', DATABASE_URL: url, QUEUE_PREFIX: prefix },
       stdio: 'inherit',
     }),

@@ -59,6 +59,14 @@ describe('npm run build', () => {
     expect([...imported].filter((path) => path?.startsWith('@pps/') || path === 'tsx')).toEqual([]); // …not ours
   });
 
+  it("gives node the same flags in the image as in npm start's", async () => {
+    const { scripts } = JSON.parse(await readFile('package.json', 'utf8'));
+    const dockerfile = await readFile('Dockerfile', 'utf8');
+    const options = /^ENV NODE_OPTIONS="([^"]+)"$/m.exec(dockerfile)?.[1];
+    expect(scripts.start).toMatch(/^node (--\S+ )+dist\/start\.js$/);
+    expect(options?.split(' ')).toEqual(scripts.start.split(' ').filter((word: string) => word.startsWith('--')));
+  });
+
   it('runs with plain node: serves /healthz and /readyz, creates an account, and exits 0 with "stopped" on SIGTERM', async () => {
     const { server, base, adminToken, output, exited } = await launch();
 
