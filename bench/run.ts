@@ -291,15 +291,27 @@ function ceilingNote(rows: Row[]): string {
   );
 }
 
+/**
+ * The cores a scenario kept busy: its server's processes, and everything measured (server, PostgreSQL, load
+ * generator), from the CPU per request times the requests per second. A Node process's main thread cannot pass 1
+ * (its collector and compiler threads add a little); when the bare row and a platform row keep the machine about as
+ * busy, their ratio is their CPU per request's.
+ */
+function coresBusy(row: Row): string {
+  const cores = (ms: number) => ((ms * row.requestsPerSecond) / 1000).toFixed(2);
+  return `${cores(row.serverCpuMs)} · ${cores(row.serverCpuMs + row.postgresCpuMs + row.loadGeneratorCpuMs)}`;
+}
+
 async function report(rows: Row[], baselines: { baselineFirst: number; baselineLast: number }) {
   const header = `${SECONDS} s per scenario, ${CONNECTIONS} connections, loopback, load generator on the same machine`;
   const table = [
-    '| mode | scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | server CPU ms/req | PostgreSQL CPU ms/req | load generator CPU ms/req | vs baseline |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| mode | scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | server CPU ms/req | PostgreSQL CPU ms/req | load generator CPU ms/req | cores busy: server · all | vs baseline |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (row) =>
         `| ${row.mode} | ${row.scenario} | ${row.requestsPerSecond} | ${row.p50Ms} | ${row.p99Ms} | ${row.errors} | ` +
-        `${row.rssMb} | ${row.serverCpuMs} | ${row.postgresCpuMs} | ${row.loadGeneratorCpuMs} | ${row.vsBaseline?.toFixed(2)} |`,
+        `${row.rssMb} | ${row.serverCpuMs} | ${row.postgresCpuMs} | ${row.loadGeneratorCpuMs} | ${coresBusy(row)} | ` +
+        `${row.vsBaseline?.toFixed(2)} |`,
     ),
   ].join('\n');
   const note = [

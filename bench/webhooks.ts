@@ -193,6 +193,17 @@ const rowOf = (
   cpu,
 });
 
+/**
+ * The cores a row's deliveries kept busy (CPU per delivery times deliveries per second): the webhooks processes', and
+ * everything measured. A process's main thread cannot pass 1 (its collector and compiler threads add a little), and
+ * the machine has 2.
+ */
+function coresBusy(row: Row): string {
+  if (!row.cpu) return '—';
+  const cores = (ms: number) => ((ms * row.perSecond) / 1000).toFixed(2);
+  return `${cores(row.cpu.webhooks)} · ${cores(row.cpu.webhooks + row.cpu.postgres + row.cpu.bench)}`;
+}
+
 /** Starts counting CPU; the returned function gives the CPU per delivery since, for `deliveries`. */
 async function cpuMeter(workers: ChildProcess[]) {
   const pids = workers.map((worker) => worker.pid as number);
@@ -289,13 +300,13 @@ await slowNeighbour();
 const [one, two] = rows;
 console.log('\nwebhooks processes on loopback, receivers in this process\n');
 console.log(
-  '| scenario | deliveries | deliveries/s | lag p50 ms | lag p99 ms | repeats | CPU ms per delivery: webhooks · PostgreSQL · this process |',
+  '| scenario | deliveries | deliveries/s | lag p50 ms | lag p99 ms | repeats | CPU ms per delivery: webhooks · PostgreSQL · this process | cores busy: webhooks · all |',
 );
-console.log('|---|---:|---:|---:|---:|---:|---|');
+console.log('|---|---:|---:|---:|---:|---:|---|---|');
 for (const row of rows) {
   const cpu = row.cpu ? `${row.cpu.webhooks} · ${row.cpu.postgres} · ${row.cpu.bench}` : '—';
   console.log(
-    `| ${row.scenario} | ${row.deliveries.toLocaleString('en-US')} | ${row.perSecond.toLocaleString('en-US')} | ${row.p50} | ${row.p99} | ${row.repeats} | ${cpu} |`,
+    `| ${row.scenario} | ${row.deliveries.toLocaleString('en-US')} | ${row.perSecond.toLocaleString('en-US')} | ${row.p50} | ${row.p99} | ${row.repeats} | ${cpu} | ${coresBusy(row)} |`,
   );
 }
 console.log(`\nTwo processes / one: ${((two?.perSecond ?? 0) / (one?.perSecond ?? 1)).toFixed(2)}×`);
