@@ -120,7 +120,6 @@ export const payments = pgTable(
     index('payments_split_merchant_created_idx')
       .on(t.splitMerchantId, t.createdAt, t.id)
       .where(sql`split_merchant_id is not null`),
-    index('payments_account_created_idx').on(t.accountId, t.createdAt),
     /** What the recovery job claims: records left `processing`, oldest first (a handful at any time). */
     index('payments_processing_idx').on(t.processingSince, t.id).where(sql`status = 'processing'`),
     index('payments_parent_idx').on(t.parentPaymentId).where(sql`parent_payment_id is not null`),

@@ -51,7 +51,8 @@ export const balanceTransactions = pgTable(
   (t) => [
     index('balance_transactions_merchant_created_idx').on(t.merchantId, t.createdAt, t.id),
     index('balance_transactions_source_idx').on(t.sourceId),
-    index('balance_transactions_payout_idx').on(t.payoutId),
+    // A payout's rows. Most rows (every payment's, until a payout carries it) have none: they are not indexed.
+    index('balance_transactions_payout_idx').on(t.payoutId).where(sql`payout_id is not null`),
     // What the next payout of a merchant carries: its available rows no payout carried yet.
     index('balance_transactions_unpaid_idx')
       .on(t.merchantId, t.availableOn)
