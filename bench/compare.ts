@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { build } from '../scripts/build';
 import { cpuPerRequest, sampleCpu } from './cpu';
-import { freshDatabase } from './fresh-database';
+import { freshDatabase, vacuumAnalyze } from './fresh-database';
 import { startServer, stopAll, type Target } from './servers';
 import { prepareWorld, type World } from './world';
 
@@ -54,6 +54,7 @@ try {
   for (const version of versions) await load(version.target, version.world, WARM_UP_SECONDS);
   for (let round = 1; round <= ROUNDS; round++) {
     for (const version of versions) {
+      await vacuumAnalyze(`${POSTGRES}/pps_compare_now`, `${POSTGRES}/pps_compare_then`);
       const run = await load(version.target, version.world);
       version.runs.push(run);
       console.log(`round ${round}  ${version.name.padEnd(12)} ${format(run)}`);

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { build } from '../scripts/build';
-import { freshDatabase } from './fresh-database';
+import { freshDatabase, vacuumAnalyze } from './fresh-database';
 import { startServer, stopAll } from './servers';
 import { prepareWorld, type World } from './world';
 
@@ -70,6 +70,7 @@ async function measure(latencyMs: number, connections: number, readConnections: 
   const world = await prepareWorld(server.base, 'dev-admin-token');
   // Warm-up, not counted: the JIT and the pool reach their steady state first.
   await payments(server.base, world, Math.min(connections, 64), 5);
+  await vacuumAnalyze(database);
   const [paid, read] = await Promise.all([
     payments(server.base, world, connections, SECONDS),
     readConnections > 0 ? reads(`${server.base}/payments/${world.paymentId}`, world, readConnections) : undefined,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { build } from '../scripts/build';
 import { cpuPerRequest, sampleCpu } from './cpu';
-import { freshDatabase } from './fresh-database';
+import { freshDatabase, vacuumAnalyze } from './fresh-database';
 import { startServer, stopAll, type Target } from './servers';
 import { prepareWorld, type World } from './world';
 
@@ -19,7 +19,8 @@ import { prepareWorld, type World } from './world';
  * is shared and noisy: read the ratios to
  * the baseline, which is measured first and last and averaged, and the CPU milliseconds each request cost the server's
  * processes and PostgreSQL (steadier than requests per second when something else takes the cores). Every server is
- * warmed up (5 s of its first load, not counted) before it is measured. Results go to bench/results/<date>.json and .md.
+ * warmed up (5 s of its first load, not counted), and both databases vacuumed and analyzed (`vacuumAnalyze`), before
+ * each load is measured. Results go to bench/results/<date>.json and .md.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -247,6 +248,7 @@ async function warmUp(target: Target, options: Load) {
 
 async function load(scenario: string, mode: Row['mode'], target: Target, options: Load): Promise<Row> {
   const { path, ...rest } = options;
+  await vacuumAnalyze(bareDb, platformDb);
   const run = autocannon({ url: `${target.base}${path}`, connections: CONNECTIONS, duration: SECONDS, ...rest });
   const pids = [...target.processes.map((child) => child.pid as number), ...(target.pids ?? [])];
   const before = await sampleCpu(pids);

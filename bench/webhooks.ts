@@ -11,7 +11,7 @@ import { newId } from '@pps/shared/ids';
 import { createLogger } from '@pps/shared/logger';
 import { newWebhookSecret } from '@pps/shared/webhooks';
 import { sampleCpu } from './cpu';
-import { freshDatabase } from './fresh-database';
+import { freshDatabase, vacuumAnalyze } from './fresh-database';
 import { NODE_FLAGS } from './servers';
 
 /**
@@ -220,6 +220,7 @@ async function cpuMeter(workers: ChildProcess[]) {
 }
 
 async function burst(processes: number): Promise<void> {
+  await vacuumAnalyze(url);
   const receiver = await startReceiver();
   const accountId = await subscribedAccount(receiver);
   const workers = await startWorkers(processes);
@@ -243,6 +244,7 @@ async function burst(processes: number): Promise<void> {
 }
 
 async function sustained(): Promise<void> {
+  await vacuumAnalyze(url);
   const receiver = await startReceiver();
   const accountId = await subscribedAccount(receiver);
   const workers = await startWorkers(1);
@@ -264,6 +266,7 @@ async function sustained(): Promise<void> {
 }
 
 async function slowNeighbour(): Promise<void> {
+  await vacuumAnalyze(url);
   const [fast, slow] = await Promise.all([startReceiver(), startReceiver(2000)]);
   const accounts = [await subscribedAccount(fast), await subscribedAccount(slow)];
   const workers = await startWorkers(1);
