@@ -18,8 +18,8 @@ export const NODE_FLAGS: string[] = JSON.parse(readFileSync('package.json', 'utf
   .filter((word: string) => word.startsWith('--'));
 
 /**
- * Starts `node <NODE_FLAGS> <args>` on a free loopback port (in `portVariable`) and resolves once `readyPath` answers. The access
- * log is written, as in production, and thrown away: its cost is part of every figure.
+ * Starts `node <NODE_FLAGS> <args>` on a free loopback port (in `portVariable`) and resolves once `readyPath`
+ * answers. The access log is written, as in production, and thrown away: its cost is part of every figure.
  */
 export async function startServer(
   args: string[],
