@@ -34,13 +34,17 @@ try {
   const slow = await measure(LATENCY_MS, LATENCY_CONNECTIONS, READ_CONNECTIONS);
   const allowed = Math.min(atOnce.payments.perSecond, LATENCY_CONNECTIONS / (LATENCY_MS / 1000));
   console.log(`\n${SECONDS} s each, loopback, load generator on the same machine\n`);
-  console.log('| sandbox latency | connections | payments/s | payments p99 ms | errors | reads p99 ms (connections) |');
+  console.log(
+    '| sandbox latency | connections | payments/s | payments p99 ms | errors | reads p99 ms (reads/s, connections) |',
+  );
   console.log('|---:|---:|---:|---:|---:|---|');
   for (const [latency, connections, run] of [
     [0, CONNECTIONS, atOnce],
     [LATENCY_MS, LATENCY_CONNECTIONS, slow],
   ] as const) {
-    const reads = run.reads ? `${run.reads.p99Ms} (${READ_CONNECTIONS}), ${run.reads.errors} errors` : '—';
+    const reads = run.reads
+      ? `${run.reads.p99Ms} (${run.reads.perSecond}/s, ${READ_CONNECTIONS} connections), ${run.reads.errors} errors`
+      : '—';
     console.log(
       `| ${latency} ms | ${connections} | ${run.payments.perSecond} | ${run.payments.p99Ms} | ${run.payments.errors} | ${reads} |`,
     );
