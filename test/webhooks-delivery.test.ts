@@ -135,6 +135,28 @@ describe('webhook delivery', () => {
     expect(attempts[1]!.error).toContain('timed out');
   });
 
+  it('keeps the start of an error answer, reading no more of a large body than that', async () => {
+    const { creds, merchantId, tokenId } = await account();
+    const body = `${'é'.repeat(200)}${'x'.repeat(64 * 1024 * 1024)}`;
+    receiver.answer('/verbose', (n) => (n === 1 ? { status: 500, body } : { status: 204 }));
+    const endpoint = await subscribe(creds, '/verbose', ['payment.created']);
+    await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }));
+    const [first] = await waitFor(() => receiver.at('/verbose'), {
+      until: (list) => list.length >= 2 && list[0]?.answeredInFull !== undefined,
+      what: 'a retry after the 500, and the 500 answer closed',
+    });
+    expect(first!.answeredInFull).toBe(false);
+    const eventId = String(first!.headers['webhook-id']);
+    await waitFor(() => deliveryOf(eventId, endpoint.id), {
+      until: (row) => row?.status === 'succeeded',
+      what: 'the delivery succeeded',
+    });
+    const [attempt] = await stack.sql`
+      select a.error from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
+      where d.event_id = ${eventId} and a.attempt = 1`;
+    expect(attempt!.error).toBe(`${`HTTP 500: ${'é'.repeat(200)}${'x'.repeat(300)}`.slice(0, 300)}…`);
+  });
+
   it('honours Retry-After', async () => {
     const { creds, merchantId, tokenId } = await account();
     receiver.answer('/later', (n) => (n === 1 ? { status: 503, headers: { 'retry-after': '3' } } : { status: 200 }));

@@ -32,8 +32,31 @@ export type AttemptOutcome =
   | { kind: 'retry'; retryInMs: number; reason: string };
 
 const EXCERPT = 300;
+/** The most of an error answer's body read: enough for its excerpt whatever the characters' UTF-8 lengths. */
+const EXCERPT_BYTES = 4 * EXCERPT;
 const DAY_MS = 86_400_000;
 const excerpt = (text: string) => (text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text);
+
+/**
+ * The start of an error answer's body, for its excerpt: at most EXCERPT_BYTES are read and the rest is left unread
+ * (leaving the loop destroys the body, and undici closes that connection), so a receiver answering 500 with a body
+ * of any size costs no more memory than a short one. A cut body ends in `…`; an unreadable one is ''.
+ */
+async function bodyStart(body: AsyncIterable<Buffer>): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size > EXCERPT_BYTES) break;
+    }
+  } catch {
+    return '';
+  }
+  const text = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
+  return size > EXCERPT_BYTES ? `${text}…` : text;
+}
 
 /** The wait before retry n (1-based) by the schedule, ±20 % jitter; a `Retry-After` given by the receiver wins. */
 export function retryDelayMs(config: Config, retry: number, retryAfter: string | null, now = Date.now()): number {
@@ -270,10 +293,11 @@ export async function sendDelivery(deps: DeliveryDeps, loaded: LoadedDelivery): 
       body: loaded.body,
     });
     const ok = response.statusCode >= 200 && response.statusCode < 300;
-    // Read whole (so the connection goes back to the pool), but only what an error excerpt shows is kept.
+    // A success's body is read whole, up to undici's limit (so the connection goes back to the pool); an error's
+    // only as far as its excerpt shows.
     let text = '';
     if (ok) await response.body.dump();
-    else text = await response.body.text().catch(() => '');
+    else text = await bodyStart(response.body);
     const retryAfter = response.headers['retry-after'];
     return {
       requested: true,
