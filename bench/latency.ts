@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { build } from '../scripts/build';
+import { cpuPerRequest, sampleCpu } from './cpu';
 import { freshDatabase, vacuumAnalyze } from './fresh-database';
 import { startServer, stopAll } from './servers';
 import { prepareWorld, type World } from './world';
@@ -16,7 +17,8 @@ import { prepareWorld, type World } from './world';
  * second load, from a process of its own, reads `GET /payments/{id}` (BENCH_READ_CONNECTIONS, default 8): a read must
  * not wait for a connection that a processor call holds. Prints payments per second and p99 of each, the reads' p99,
  * and the ratio to the lower of the latency-0 figure and connections ÷ latency (what the processor's latency alone
- * allows). Numbers only.
+ * allows), and the CPU the server and PostgreSQL took per payment (the reads' share included, when they ran) with
+ * the cores they kept busy: a server whose process stays near one core is bound by its main thread. Numbers only.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -26,6 +28,8 @@ const READ_CONNECTIONS = Number(process.env.BENCH_READ_CONNECTIONS ?? 8);
 const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
 
 type Figures = { perSecond: number; p99Ms: number; errors: number };
+/** The server's and PostgreSQL's CPU per payment (the reads' included, when they ran), and the cores they kept busy. */
+type Cpu = { serverMs: number; postgresMs: number; serverCores: number; postgresCores: number };
 
 const outdir = join('.tmp', `bench-dist-${randomBytes(3).toString('hex')}`);
 await build(outdir);
@@ -35,9 +39,9 @@ try {
   const allowed = Math.min(atOnce.payments.perSecond, LATENCY_CONNECTIONS / (LATENCY_MS / 1000));
   console.log(`\n${SECONDS} s each, loopback, load generator on the same machine\n`);
   console.log(
-    '| sandbox latency | connections | payments/s | payments p99 ms | errors | reads p99 ms (reads/s, connections) |',
+    '| sandbox latency | connections | payments/s | payments p99 ms | errors | reads p99 ms (reads/s, connections) | CPU ms per payment: server · PostgreSQL | cores busy: server · PostgreSQL |',
   );
-  console.log('|---:|---:|---:|---:|---:|---|');
+  console.log('|---:|---:|---:|---:|---:|---|---|---|');
   for (const [latency, connections, run] of [
     [0, CONNECTIONS, atOnce],
     [LATENCY_MS, LATENCY_CONNECTIONS, slow],
@@ -46,7 +50,8 @@ try {
       ? `${run.reads.p99Ms} (${run.reads.perSecond}/s, ${READ_CONNECTIONS} connections), ${run.reads.errors} errors`
       : '—';
     console.log(
-      `| ${latency} ms | ${connections} | ${run.payments.perSecond} | ${run.payments.p99Ms} | ${run.payments.errors} | ${reads} |`,
+      `| ${latency} ms | ${connections} | ${run.payments.perSecond} | ${run.payments.p99Ms} | ${run.payments.errors} | ${reads} | ` +
+        `${run.cpu.serverMs} · ${run.cpu.postgresMs} | ${run.cpu.serverCores} · ${run.cpu.postgresCores} |`,
     );
   }
   console.log(
@@ -75,12 +80,21 @@ async function measure(latencyMs: number, connections: number, readConnections: 
   // Warm-up, not counted: the JIT and the pool reach their steady state first.
   await payments(server.base, world, Math.min(connections, 64), 5);
   await vacuumAnalyze(database);
+  const pids = server.processes.map((process) => process.pid as number);
+  const before = await sampleCpu(pids);
   const [paid, read] = await Promise.all([
     payments(server.base, world, connections, SECONDS),
     readConnections > 0 ? reads(`${server.base}/payments/${world.paymentId}`, world, readConnections) : undefined,
   ]);
+  const after = await sampleCpu(pids);
   await stopAll(server.processes);
-  return { payments: figures(paid), reads: read && figures(read) };
+  const perPayment = cpuPerRequest(before, after, paid.requests.total);
+  const cpu: Cpu = {
+    ...perPayment,
+    serverCores: Number(((after.server - before.server) / SECONDS).toFixed(2)),
+    postgresCores: Number(((after.postgres - before.postgres) / SECONDS).toFixed(2)),
+  };
+  return { payments: figures(paid), reads: read && figures(read), cpu };
 }
 
 /**
