@@ -36,7 +36,7 @@ export function deliveryJobDeps(deps: WebhooksDeps): DeliveryJobDeps {
     db: deps.db,
     cipher: new FieldCipher(deps.config.DATA_ENCRYPTION_KEYS),
     metrics: deps.metrics,
-    agent: receiverAgent(),
+    agent: receiverAgent(deps.config),
   };
   return { ...base, endpointSlots: new EndpointSlots(deps.config.WEBHOOK_ENDPOINT_CONCURRENCY), io: deliveryIo(base) };
 }

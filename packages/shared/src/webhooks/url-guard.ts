@@ -1,5 +1,6 @@
+import { type LookupAddress, type LookupAllOptions, lookup as lookupCallback } from 'node:dns';
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /** Loopback, private, link-local, CGNAT, unspecified, multicast and documentation ranges (IPv4 and IPv6). */
 const blocked = new BlockList();
@@ -53,9 +54,9 @@ export function webhookUrlProblem(value: string): string | null {
 }
 
 /**
- * Resolves a webhook URL's host and refuses private, link-local and loopback targets unless `allowPrivate`.
- * Called on create and again before every delivery, so a DNS change cannot point a delivery inward. Returns
- * the problem, or null when the target may be called.
+ * Resolves a webhook URL's host and refuses private, link-local and loopback targets unless `allowPrivate`: the
+ * check of a URL when an endpoint is made or changed, so the caller hears at once. Deliveries check where they
+ * connect instead (`refusingPrivateTargets`). Returns the problem, or null when the target may be called.
  */
 export async function webhookTargetProblem(value: string, options: { allowPrivate: boolean }): Promise<string | null> {
   const form = webhookUrlProblem(value);
@@ -69,4 +70,46 @@ export async function webhookTargetProblem(value: string, options: { allowPrivat
   }
   const inward = addresses.find(isPrivateAddress);
   return inward ? `url resolves to a private, link-local or loopback address (${inward})` : null;
+}
+
+/** The `code` of the error a connection to a private target fails with (`refusingPrivateTargets`). */
+export const PRIVATE_TARGET = 'EPRIVATETARGET';
+
+const privateTarget = (address: string) =>
+  Object.assign(new Error(`url resolves to a private, link-local or loopback address (${address})`), {
+    code: PRIVATE_TARGET,
+  });
+
+type Resolver = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
+/**
+ * A `lookup` for `net.connect` (an undici Agent's `connect` option) that fails with PRIVATE_TARGET when a host
+ * name resolves to any private, link-local or loopback address. The addresses checked are the ones the connection
+ * is then made to, so a name that resolves publicly when checked and privately a moment later (DNS rebinding) is
+ * refused as well. A URL whose host is an IP address is never looked up: check it with `isPrivateAddress`.
+ */
+export function refusingPrivateTargets(resolve: Resolver = lookupCallback): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, []);
+      const inward = addresses.find((entry) => isPrivateAddress(entry.address));
+      if (inward) return callback(privateTarget(inward.address), []);
+      const [first] = addresses;
+      if (options.all) return callback(null, addresses);
+      if (!first) return callback(Object.assign(new Error(`${hostname} did not resolve`), { code: 'ENOTFOUND' }), []);
+      return callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** A connection refused because its target is private: the error, or undefined when it is something else. */
+export function privateTargetError(error: unknown): Error | undefined {
+  for (let cause = error; cause instanceof Error; cause = (cause as Error & { cause?: unknown }).cause) {
+    if ((cause as NodeJS.ErrnoException).code === PRIVATE_TARGET) return cause;
+  }
+  return undefined;
 }

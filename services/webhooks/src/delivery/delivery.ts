@@ -1,9 +1,10 @@
 import { createHmac } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { Config } from '@pps/shared/config';
 import type { FieldCipher } from '@pps/shared/crypto';
 import { Batcher, type Db, rowMapper, schema, send, texts } from '@pps/shared/db';
 import type { Metrics } from '@pps/shared/metrics';
-import { webhookTargetProblem } from '@pps/shared/webhooks';
+import { isPrivateAddress, privateTargetError, refusingPrivateTargets } from '@pps/shared/webhooks';
 import { eq } from 'drizzle-orm';
 import { Agent, request } from 'undici';
 import { z } from 'zod';
@@ -16,15 +17,36 @@ export type DeliveryDeps = {
   cipher: FieldCipher;
   metrics?: Metrics;
   /** The process's connections to receivers (`receiverAgent`), kept alive between deliveries. */
-  agent?: Agent;
+  agent: Agent;
 };
+
+/** In production, unless WEBHOOK_ALLOW_PRIVATE: deliveries never reach a private, link-local or loopback address. */
+export const refusesPrivateTargets = (config: Config) =>
+  config.NODE_ENV === 'production' && !config.WEBHOOK_ALLOW_PRIVATE;
 
 /**
  * Connections to receivers, kept alive between deliveries (a TLS handshake per delivery would cost more than the
  * delivery). No cap per origin: the endpoint slots cap what is in flight per endpoint, and endpoints sharing a host
- * (a platform's several, by path) must not wait on each other's connections.
+ * (a platform's several, by path) must not wait on each other's connections. When private targets are refused, a
+ * host name is resolved and checked as each connection is made (`refusingPrivateTargets`): the address checked is
+ * the one connected to, so DNS that changes between a check and the connection (rebinding) cannot point a delivery
+ * inward, and a delivery over a connection already open costs no lookup.
  */
-export const receiverAgent = () => new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000 });
+export const receiverAgent = (config: Config) =>
+  new Agent({
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 60_000,
+    ...(refusesPrivateTargets(config) ? { connect: { lookup: refusingPrivateTargets() } } : {}),
+  });
+
+/** A receiver's URL whose host is a private IP address, when such are refused (a host name is checked on connect). */
+function privateAddressProblem(config: Config, url: string): string | null {
+  if (!refusesPrivateTargets(config)) return null;
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  return isIP(host) && isPrivateAddress(host)
+    ? `url resolves to a private, link-local or loopback address (${host})`
+    : null;
+}
 
 /** What one attempt came to: done (success, 410, endpoint gone, final failure), or try again in `retryInMs`. */
 export type AttemptOutcome =
@@ -241,7 +263,7 @@ function signingKeyOf(cipher: FieldCipher, secretEnc: string): Buffer {
  * as the `standardwebhooks` package signs; signed here with Node's HMAC, since that package's pure-JavaScript
  * SHA-256 was 4 % of a delivery's CPU. Every test verifies what it receives with the package.
  */
-function signatures(deps: DeliveryDeps, loaded: LoadedDelivery, at: Date) {
+function signatures(deps: Pick<DeliveryDeps, 'cipher'>, loaded: LoadedDelivery, at: Date) {
   const secrets = [loaded.secretEnc];
   if (loaded.previousSecretEnc && loaded.previousSecretExpiresAt && loaded.previousSecretExpiresAt > at) {
     secrets.push(loaded.previousSecretEnc);
@@ -262,21 +284,29 @@ type Sent = {
   latencyMs: number;
 };
 
+/** No request went out: the target is refused. */
+const refused = (problem: string): Sent => ({
+  requested: false,
+  statusCode: null,
+  error: problem,
+  retryAfter: null,
+  latencyMs: 0,
+});
+
 /**
  * Sends the delivery (docs/design.md): signed with Standard Webhooks (`webhook-id` is the event id, the same on
  * every retry), POSTed with a timeout and without following redirects (undici's `request` follows none), over the
- * process's keep-alive connections. In production the target is checked again first (a host that now resolves
- * privately is refused). undici's `request` rather than `fetch`: the WHATWG layer of `fetch` (streams, Request and
+ * process's keep-alive connections. In production a private target is refused without a request: an IP address
+ * here, a host name where the agent connects (`receiverAgent`). undici's `request` rather than `fetch`: the WHATWG layer of `fetch` (streams, Request and
  * Response objects) was 39 % of a webhooks process's CPU per delivery (docs/decisions.md).
  */
-export async function sendDelivery(deps: DeliveryDeps, loaded: LoadedDelivery): Promise<Sent> {
+export async function sendDelivery(
+  deps: Pick<DeliveryDeps, 'config' | 'cipher' | 'agent'>,
+  loaded: LoadedDelivery,
+): Promise<Sent> {
   const started = performance.now();
-  const targetProblem =
-    deps.config.NODE_ENV === 'production'
-      ? await webhookTargetProblem(loaded.url, { allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE })
-      : null;
-  if (targetProblem)
-    return { requested: false, statusCode: null, error: targetProblem, retryAfter: null, latencyMs: 0 };
+  const targetProblem = privateAddressProblem(deps.config, loaded.url);
+  if (targetProblem) return refused(targetProblem);
   const at = new Date();
   try {
     const response = await request(loaded.url, {
@@ -307,6 +337,8 @@ export async function sendDelivery(deps: DeliveryDeps, loaded: LoadedDelivery): 
       latencyMs: Math.round(performance.now() - started),
     };
   } catch (failure) {
+    const inward = privateTargetError(failure);
+    if (inward) return refused(inward.message);
     const error =
       (failure as Error).name === 'TimeoutError'
         ? `timed out after ${deps.config.WEBHOOK_TIMEOUT_MS} ms`
