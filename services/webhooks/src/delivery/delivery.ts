@@ -6,8 +6,9 @@ import { Batcher, type Db, rowMapper, schema, send, texts } from '@pps/shared/db
 import type { Metrics } from '@pps/shared/metrics';
 import { isPrivateAddress, privateTargetError, refusingPrivateTargets } from '@pps/shared/webhooks';
 import { eq } from 'drizzle-orm';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { z } from 'zod';
+import { post } from './post';
 
 const { events, webhookDeliveries, webhookEndpoints } = schema;
 
@@ -54,31 +55,8 @@ export type AttemptOutcome =
   | { kind: 'retry'; retryInMs: number; reason: string };
 
 const EXCERPT = 300;
-/** The most of an error answer's body read: enough for its excerpt whatever the characters' UTF-8 lengths. */
-const EXCERPT_BYTES = 4 * EXCERPT;
 const DAY_MS = 86_400_000;
 const excerpt = (text: string) => (text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text);
-
-/**
- * The start of an error answer's body, for its excerpt: at most EXCERPT_BYTES are read and the rest is left unread
- * (leaving the loop destroys the body, and undici closes that connection), so a receiver answering 500 with a body
- * of any size costs no more memory than a short one. A cut body ends in `…`; an unreadable one is ''.
- */
-async function bodyStart(body: AsyncIterable<Buffer>): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of body) {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size > EXCERPT_BYTES) break;
-    }
-  } catch {
-    return '';
-  }
-  const text = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
-  return size > EXCERPT_BYTES ? `${text}…` : text;
-}
 
 /** The wait before retry n (1-based) by the schedule, ±20 % jitter; a `Retry-After` given by the receiver wins. */
 export function retryDelayMs(config: Config, retry: number, retryAfter: string | null, now = Date.now()): number {
@@ -295,10 +273,9 @@ const refused = (problem: string): Sent => ({
 
 /**
  * Sends the delivery (docs/design.md): signed with Standard Webhooks (`webhook-id` is the event id, the same on
- * every retry), POSTed with a timeout and without following redirects (undici's `request` follows none), over the
- * process's keep-alive connections. In production a private target is refused without a request: an IP address
- * here, a host name where the agent connects (`receiverAgent`). undici's `request` rather than `fetch`: the WHATWG layer of `fetch` (streams, Request and
- * Response objects) was 39 % of a webhooks process's CPU per delivery (docs/decisions.md).
+ * every retry), POSTed with `WEBHOOK_TIMEOUT_MS` and without following redirects over the process's keep-alive
+ * connections (`post`). In production a private target is refused without a request: an IP address here, a host
+ * name where the agent connects (`receiverAgent`).
  */
 export async function sendDelivery(
   deps: Pick<DeliveryDeps, 'config' | 'cipher' | 'agent'>,
@@ -309,10 +286,7 @@ export async function sendDelivery(
   if (targetProblem) return refused(targetProblem);
   const at = new Date();
   try {
-    const response = await request(loaded.url, {
-      method: 'POST',
-      dispatcher: deps.agent,
-      signal: AbortSignal.timeout(deps.config.WEBHOOK_TIMEOUT_MS),
+    const answered = await post(deps.agent, loaded.url, {
       headers: {
         'content-type': 'application/json',
         'user-agent': 'pps-webhooks/1',
@@ -321,19 +295,15 @@ export async function sendDelivery(
         'webhook-signature': signatures(deps, loaded, at),
       },
       body: loaded.body,
+      timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS,
     });
-    const ok = response.statusCode >= 200 && response.statusCode < 300;
-    // A success's body is read whole, up to undici's limit (so the connection goes back to the pool); an error's
-    // only as far as its excerpt shows.
-    let text = '';
-    if (ok) await response.body.dump();
-    else text = await bodyStart(response.body);
-    const retryAfter = response.headers['retry-after'];
+    const { statusCode, bodyStart } = answered;
+    const ok = statusCode >= 200 && statusCode < 300;
     return {
       requested: true,
-      statusCode: response.statusCode,
-      error: ok ? null : excerpt(`HTTP ${response.statusCode}${text ? `: ${text}` : ''}`),
-      retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
+      statusCode,
+      error: ok ? null : excerpt(`HTTP ${statusCode}${bodyStart ? `: ${bodyStart}` : ''}`),
+      retryAfter: answered.retryAfter,
       latencyMs: Math.round(performance.now() - started),
     };
   } catch (failure) {
