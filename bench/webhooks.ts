@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import { createAccount } from '@pps/gateway';
 import { systemClock } from '@pps/shared/clock';
 import { loadConfig } from '@pps/shared/config';
@@ -10,14 +11,16 @@ import { writeEvents } from '@pps/shared/events';
 import { newId } from '@pps/shared/ids';
 import { createLogger } from '@pps/shared/logger';
 import { newWebhookSecret } from '@pps/shared/webhooks';
+import { build } from '../scripts/build';
 import { sampleCpu } from './cpu';
 import { freshDatabase, vacuumAnalyze } from './fresh-database';
 import { NODE_FLAGS } from './servers';
 
 /**
  * `npm run bench:webhooks`: events written to the outbox (transactions of 100) and delivered by real webhooks
- * processes (`services/webhooks/src/main.ts`: relay + delivery workers) to local receivers subscribed to everything,
- * on a database of its own made afresh (BENCH_DATABASE_URL, default pps_bench_webhooks). Four scenarios:
+ * processes (the compiled `webhooks.js`, started as production starts it: relay + delivery workers) to local
+ * receivers subscribed to everything, on a database of its own made afresh (BENCH_DATABASE_URL, default
+ * pps_bench_webhooks). Four scenarios:
  * - **burst, 1 process** and **burst, 2 processes**: BENCH_WEBHOOK_EVENTS (10,000) written at once, one endpoint:
  *   deliveries per second until the last is received, and the ratio of two processes to one;
  * - **sustained**: BENCH_WEBHOOK_RATE events/s (1,000) for BENCH_WEBHOOK_SECONDS (30), one endpoint, one process;
@@ -25,15 +28,17 @@ import { NODE_FLAGS } from './servers';
  *   and after 2 s: the fast endpoint's lag beside the slow one's.
  * Each reports the commit-to-receipt lag (p50, p99) and the repeats its receiver got by then (requests beyond the
  * first of each event: at-least-once allows them, so they are shown, not hidden); the burst and sustained ones the
- * CPU each delivery took in the webhooks processes, PostgreSQL and this process (the event writer and receivers). BENCH_WORKER_NODE_ARGS
- * passes Node flags to the webhooks processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`). Numbers only: nothing
- * here is asserted.
+ * CPU each delivery took in the webhooks processes, PostgreSQL and this process (the event writer and receivers).
+ * BENCH_WORKER_NODE_ARGS passes Node flags to the webhooks processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * Numbers only: nothing here is asserted.
  */
 const COUNT = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
 const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 1000);
 const SUSTAINED_SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 30);
 const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/pps_bench_webhooks';
 
+const outdir = join('.tmp', `bench-dist-${randomBytes(3).toString('hex')}`);
+await build(outdir);
 await freshDatabase(url); // each run starts from nothing, so one run's rows never slow the next
 const config = loadConfig({ ...process.env, NODE_ENV: 'test', DATABASE_URL: url });
 const database = createDatabase(url, { max: 4 });
@@ -116,7 +121,7 @@ async function startWorkers(count: number): Promise<ChildProcess[]> {
   const args = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const prefix = `{pps-bench-${randomBytes(3).toString('hex')}}`;
   const workers = Array.from({ length: count }, () =>
-    spawn(process.execPath, [...NODE_FLAGS, ...args, '--import', 'tsx', 'services/webhooks/src/main.ts'], {
+    spawn(process.execPath, [...NODE_FLAGS, ...args, join(outdir, 'webhooks.js')], {
       env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'error', DATABASE_URL: url, QUEUE_PREFIX: prefix },
       stdio: 'inherit',
     }),
