@@ -80,7 +80,7 @@ async function measure(latencyMs: number, connections: number, readConnections: 
   // Warm-up, not counted: the JIT and the pool reach their steady state first.
   await payments(server.base, world, Math.min(connections, 64), 5);
   await vacuumAnalyze(database);
-  const pids = server.processes.map((process) => process.pid as number);
+  const pids = server.processes.map((child) => child.pid as number);
   const before = await sampleCpu(pids);
   const [paid, read] = await Promise.all([
     payments(server.base, world, connections, SECONDS),

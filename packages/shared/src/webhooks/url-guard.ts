@@ -29,6 +29,10 @@ for (const [network, prefix] of [
   blocked.addSubnet(network, prefix, 'ipv6');
 }
 
+/** What is wrong with a target at this private address. */
+export const privateTargetProblem = (address: string) =>
+  `url resolves to a private, link-local or loopback address (${address})`;
+
 /** Whether an IP address is one a webhook must not reach in production (IPv4-mapped IPv6 included). */
 export function isPrivateAddress(address: string): boolean {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
@@ -69,16 +73,11 @@ export async function webhookTargetProblem(value: string, options: { allowPrivat
     return `url host ${host} does not resolve`;
   }
   const inward = addresses.find(isPrivateAddress);
-  return inward ? `url resolves to a private, link-local or loopback address (${inward})` : null;
+  return inward ? privateTargetProblem(inward) : null;
 }
 
 /** The `code` of the error a connection to a private target fails with (`refusingPrivateTargets`). */
 export const PRIVATE_TARGET = 'EPRIVATETARGET';
-
-const privateTarget = (address: string) =>
-  Object.assign(new Error(`url resolves to a private, link-local or loopback address (${address})`), {
-    code: PRIVATE_TARGET,
-  });
 
 type Resolver = (
   hostname: string,
@@ -97,7 +96,9 @@ export function refusingPrivateTargets(resolve: Resolver = lookupCallback): Look
     resolve(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, []);
       const inward = addresses.find((entry) => isPrivateAddress(entry.address));
-      if (inward) return callback(privateTarget(inward.address), []);
+      if (inward) {
+        return callback(Object.assign(new Error(privateTargetProblem(inward.address)), { code: PRIVATE_TARGET }), []);
+      }
       const [first] = addresses;
       if (options.all) return callback(null, addresses);
       if (!first) return callback(Object.assign(new Error(`${hostname} did not resolve`), { code: 'ENOTFOUND' }), []);

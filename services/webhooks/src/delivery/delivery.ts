@@ -4,7 +4,12 @@ import type { Config } from '@pps/shared/config';
 import type { FieldCipher } from '@pps/shared/crypto';
 import { Batcher, type Db, rowMapper, schema, send, texts } from '@pps/shared/db';
 import type { Metrics } from '@pps/shared/metrics';
-import { isPrivateAddress, privateTargetError, refusingPrivateTargets } from '@pps/shared/webhooks';
+import {
+  isPrivateAddress,
+  privateTargetError,
+  privateTargetProblem,
+  refusingPrivateTargets,
+} from '@pps/shared/webhooks';
 import { eq } from 'drizzle-orm';
 import { Agent } from 'undici';
 import { z } from 'zod';
@@ -44,9 +49,7 @@ export const receiverAgent = (config: Config) =>
 function privateAddressProblem(config: Config, url: string): string | null {
   if (!refusesPrivateTargets(config)) return null;
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  return isIP(host) && isPrivateAddress(host)
-    ? `url resolves to a private, link-local or loopback address (${host})`
-    : null;
+  return isIP(host) && isPrivateAddress(host) ? privateTargetProblem(host) : null;
 }
 
 /** What one attempt came to: done (success, 410, endpoint gone, final failure), or try again in `retryInMs`. */
