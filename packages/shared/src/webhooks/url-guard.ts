@@ -57,6 +57,9 @@ export function webhookUrlProblem(value: string): string | null {
   return null;
 }
 
+/** A URL's host as an address or a name: an IPv6 address without its brackets. */
+export const hostOf = (url: string) => new URL(url).hostname.replace(/^\[|\]$/g, '');
+
 /**
  * Resolves a webhook URL's host and refuses private, link-local and loopback targets unless `allowPrivate`: the
  * check of a URL when an endpoint is made or changed, so the caller hears at once. Deliveries check where they
@@ -65,7 +68,7 @@ export function webhookUrlProblem(value: string): string | null {
 export async function webhookTargetProblem(value: string, options: { allowPrivate: boolean }): Promise<string | null> {
   const form = webhookUrlProblem(value);
   if (form || options.allowPrivate) return form;
-  const host = new URL(value).hostname.replace(/^\[|\]$/g, '');
+  const host = hostOf(value);
   let addresses: string[];
   try {
     addresses = isIP(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);

@@ -5,6 +5,7 @@ import type { FieldCipher } from '@pps/shared/crypto';
 import { Batcher, type Db, rowMapper, schema, send, texts } from '@pps/shared/db';
 import type { Metrics } from '@pps/shared/metrics';
 import {
+  hostOf,
   isPrivateAddress,
   privateTargetError,
   privateTargetProblem,
@@ -13,7 +14,7 @@ import {
 import { eq } from 'drizzle-orm';
 import { Agent } from 'undici';
 import { z } from 'zod';
-import { post } from './post';
+import { isSuccess, post } from './post';
 
 const { events, webhookDeliveries, webhookEndpoints } = schema;
 
@@ -48,7 +49,7 @@ export const receiverAgent = (config: Config) =>
 /** A receiver's URL whose host is a private IP address, when such are refused (a host name is checked on connect). */
 function privateAddressProblem(config: Config, url: string): string | null {
   if (!refusesPrivateTargets(config)) return null;
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  const host = hostOf(url);
   return isIP(host) && isPrivateAddress(host) ? privateTargetProblem(host) : null;
 }
 
@@ -301,7 +302,7 @@ export async function sendDelivery(
       timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS,
     });
     const { statusCode, bodyStart } = answered;
-    const ok = statusCode >= 200 && statusCode < 300;
+    const ok = isSuccess(statusCode);
     return {
       requested: true,
       statusCode,
@@ -335,7 +336,7 @@ export async function sendDelivery(
 export function decideAttempt(config: Config, loaded: LoadedDelivery, sent: Sent, direct: boolean, now = new Date()) {
   const attempt = loaded.attempts + 1;
   const finalAttempt = loaded.attempts >= config.WEBHOOK_RETRY_SCHEDULE_SECONDS.length;
-  const ok = sent.statusCode !== null && sent.statusCode >= 200 && sent.statusCode < 300;
+  const ok = isSuccess(sent.statusCode);
   const gone = sent.statusCode === 410;
   const retryInMs = ok || gone || finalAttempt ? null : retryDelayMs(config, attempt, sent.retryAfter);
   const record: AttemptRecord = {

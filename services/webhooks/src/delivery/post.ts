@@ -8,7 +8,8 @@ export const BODY_START_BYTES = 1_200;
 /** The most of a success's body read to keep its connection (undici's `dump` default); past it the connection closes. */
 const SUCCESS_BODY_BYTES = 131_072;
 
-const isSuccess = (statusCode: number) => statusCode >= 200 && statusCode < 300;
+/** A 2xx: the receiver took the delivery. */
+export const isSuccess = (statusCode: number | null) => statusCode !== null && statusCode >= 200 && statusCode < 300;
 
 /** The error a request that outlived its time fails with. */
 const timedOut = () => Object.assign(new Error('the request timed out'), { name: 'TimeoutError' });
