@@ -28,7 +28,8 @@ import { NODE_FLAGS } from './servers';
  *   and after 2 s: the fast endpoint's lag beside the slow one's.
  * Each reports the commit-to-receipt lag (p50, p99) and the repeats its receiver got by then (requests beyond the
  * first of each event: at-least-once allows them, so they are shown, not hidden); the burst and sustained ones the
- * CPU each delivery took in the webhooks processes, PostgreSQL and this process (the event writer and receivers).
+ * CPU each delivery took in the webhooks processes, PostgreSQL and this process (the event writer and receivers),
+ * and the write-ahead log written per delivery (counted from a checkpoint, so each run writes the same full pages).
  * BENCH_WORKER_NODE_ARGS passes Node flags to the webhooks processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  * Numbers only: nothing here is asserted.
  */
@@ -171,8 +172,12 @@ const percentile = (values: number[], p: number) => {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN);
 };
 
-/** CPU ms per delivery: the webhooks processes, PostgreSQL, and this process (the event writer and receivers). */
-type CpuPerDelivery = { webhooks: number; postgres: number; bench: number };
+/**
+ * CPU ms per delivery: the webhooks processes, PostgreSQL, and this process (the event writer and receivers); and
+ * the bytes of write-ahead log PostgreSQL wrote per delivery (the event's rows included), which, unlike CPU, the
+ * machine's other tenants do not move: rows and index entries written show in it.
+ */
+type CpuPerDelivery = { webhooks: number; postgres: number; bench: number; walBytes: number };
 type Row = {
   scenario: string;
   deliveries: number;
@@ -212,17 +217,23 @@ function coresBusy(row: Row): string {
   return `${cores(row.cpu.webhooks)} · ${cores(row.cpu.webhooks + row.cpu.postgres + row.cpu.bench)}`;
 }
 
+/** Where PostgreSQL's write-ahead log has been written up to, in bytes. */
+const walPosition = async () =>
+  Number((await database.sql`select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text as bytes`)[0]?.bytes);
+
 /** Starts counting CPU; the returned function gives the CPU per delivery since, for `deliveries`. */
 async function cpuMeter(workers: ChildProcess[]) {
   const pids = workers.map((worker) => worker.pid as number);
-  const [before, ownBefore] = [await sampleCpu(pids), process.cpuUsage()];
+  await database.sql`checkpoint`;
+  const [before, ownBefore, walBefore] = [await sampleCpu(pids), process.cpuUsage(), await walPosition()];
   return async (deliveries: number): Promise<CpuPerDelivery> => {
-    const [after, own] = [await sampleCpu(pids), process.cpuUsage(ownBefore)];
+    const [after, own, walAfter] = [await sampleCpu(pids), process.cpuUsage(ownBefore), await walPosition()];
     const per = (seconds: number) => Number(((seconds * 1000) / deliveries).toFixed(3));
     return {
       webhooks: per(after.server - before.server),
       postgres: per(after.postgres - before.postgres),
       bench: per((own.user + own.system) / 1e6),
+      walBytes: Math.round((walAfter - walBefore) / deliveries),
     };
   };
 }
@@ -311,13 +322,13 @@ await slowNeighbour();
 const [one, two] = rows;
 console.log('\nwebhooks processes on loopback, receivers in this process\n');
 console.log(
-  '| scenario | deliveries | deliveries/s | lag p50 ms | lag p99 ms | repeats | CPU ms per delivery: webhooks · PostgreSQL · this process | cores busy: webhooks · all |',
+  '| scenario | deliveries | deliveries/s | lag p50 ms | lag p99 ms | repeats | CPU ms per delivery: webhooks · PostgreSQL · this process | cores busy: webhooks · all | WAL bytes per delivery |',
 );
-console.log('|---|---:|---:|---:|---:|---:|---|---|');
+console.log('|---|---:|---:|---:|---:|---:|---|---|---:|');
 for (const row of rows) {
   const cpu = row.cpu ? `${row.cpu.webhooks} · ${row.cpu.postgres} · ${row.cpu.bench}` : '—';
   console.log(
-    `| ${row.scenario} | ${row.deliveries.toLocaleString('en-US')} | ${row.perSecond.toLocaleString('en-US')} | ${row.p50} | ${row.p99} | ${row.repeats} | ${cpu} | ${coresBusy(row)} |`,
+    `| ${row.scenario} | ${row.deliveries.toLocaleString('en-US')} | ${row.perSecond.toLocaleString('en-US')} | ${row.p50} | ${row.p99} | ${row.repeats} | ${cpu} | ${coresBusy(row)} | ${row.cpu?.walBytes.toLocaleString('en-US') ?? '—'} |`,
   );
 }
 console.log(`\nTwo processes / one: ${((two?.perSecond ?? 0) / (one?.perSecond ?? 1)).toFixed(2)}×`);
