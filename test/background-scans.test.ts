@@ -119,17 +119,20 @@ describe('what a background round reads', () => {
     });
   });
 
-  it('the stale sweep reads the deliveries in flight, not every delivery ever made', async () => {
+  it('the stale sweep reads the deliveries in flight, not every delivery ever made nor those leased', async () => {
     const [endpoint] = await stack.sql`
       insert into webhook_endpoints (id, account_id, url, events, secret_enc, created_at, updated_at)
       values ('whk_scans', ${creds.accountId}, 'https://receiver.example.com/hooks', '["*"]', 'unused', now(), now())
       returning id`;
-    const delivery = (prefix: string, count: number, status: string) => stack.sql`
-      insert into webhook_deliveries (id, account_id, endpoint_id, event_id, status, enqueued_at, created_at, updated_at)
+    const delivery = (prefix: string, count: number, status: string, leasedUntil: string | null = null) => stack.sql`
+      insert into webhook_deliveries (id, account_id, endpoint_id, event_id, status, enqueued_at, leased_until,
+        created_at, updated_at)
       select ${prefix} || i, ${creds.accountId}, ${endpoint!.id}, ${prefix} || i, ${status},
-        now() - interval '1 day', now() - interval '1 day', now() - interval '1 day'
+        now() - interval '1 day', ${leasedUntil}::timestamptz, now() - interval '1 day', now() - interval '1 day'
       from generate_series(1, ${count}) i`;
     await delivery('dlv_done', BYSTANDERS, 'succeeded');
+    // First attempts in flight in a relay's process: pending, marked enqueued (no job is wanted), leased.
+    await delivery('dlv_leased', BYSTANDERS, 'pending', new Date(Date.now() + 60_000).toISOString());
     await delivery('dlv_stuck', 1, 'pending');
     await stack.sql`analyze webhook_deliveries`;
 

@@ -184,7 +184,7 @@ async function enqueueUnlessAlive(queue: Queue, deliveries: JobOf[]): Promise<nu
 
 /**
  * Pending deliveries whose job went out over two minutes ago and whose next attempt is over a minute late; read
- * along the in-flight index (pending and enqueued), so the sweep never scans the deliveries already done. Leased
+ * along the in-flight index (pending, enqueued, not leased), so the sweep never scans the deliveries done. Leased
  * ones are the lease sweep's.
  */
 export function staleDeliveries(db: DbOrTx, now: Date, limit: number) {

@@ -47,7 +47,7 @@ export async function removeExpiredEvents(
     // whatever the planner estimates, as each way it chose otherwise read a whole table or index on every batch:
     // `+ interval '0 s'` keeps `created_at` a filter (as an index condition it was ANDed with a scan of all of
     // `events_account_created_idx`, account first, once the range was small); the pending check is fenced with
-    // `offset 0` (an anti join merged along `webhook_deliveries_event_idx` from its start); the deletes take
+    // `offset 0` (an anti join merged along the deliveries' event index from its start); the deletes take
     // `= any(array(…))` (joined, the delete from events was a hash join over every event).
     const [batch] = await db.execute<{ events: number; deliveries: number; attempts: number; last: string | null }>(
       sql`

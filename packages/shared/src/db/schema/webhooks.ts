@@ -39,7 +39,7 @@ export const deliveryStatuses = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof deliveryStatuses)[number];
 
 /**
- * One event to one endpoint. Owned by the settlement service (the relay creates them, the delivery workers
+ * One event to one endpoint. Owned by the webhooks service (the relay creates them, the delivery workers
  * complete them). Unique per endpoint and event, so a relay that runs twice creates nothing twice.
  */
 export const webhookDeliveries = pgTable(
@@ -69,14 +69,16 @@ export const webhookDeliveries = pgTable(
     ...timestamps,
   },
   (t) => [
-    uniqueIndex('webhook_deliveries_endpoint_event_uq').on(t.endpointId, t.eventId),
+    // Event first: it also serves every look-up by event (an event's deliveries, retention's pending check), so the
+    // deliveries need no index of the event alone.
+    uniqueIndex('webhook_deliveries_event_endpoint_uq').on(t.eventId, t.endpointId),
     index('webhook_deliveries_endpoint_created_idx').on(t.endpointId, t.createdAt),
-    index('webhook_deliveries_event_idx').on(t.eventId),
     index('webhook_deliveries_to_enqueue_idx').on(t.createdAt).where(sql`enqueued_at is null and status = 'pending'`),
     // The stale sweep's: pending deliveries by when their job went out (those in flight, not every one ever made).
+    // Leased ones are the lease sweep's, so a first attempt in flight has no entry here.
     index('webhook_deliveries_in_flight_idx')
       .on(t.enqueuedAt)
-      .where(sql`status = 'pending' and enqueued_at is not null`),
+      .where(sql`status = 'pending' and enqueued_at is not null and leased_until is null`),
     // The lease sweep's: the deliveries leased to a process (the first attempts in flight there).
     index('webhook_deliveries_leased_idx').on(t.leasedUntil).where(sql`leased_until is not null`),
   ],
