@@ -24,7 +24,8 @@ beforeAll(async () => {
   stack = await createTestStack({
     settlement: true,
     webhooks: true,
-    env: { WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1', WEBHOOK_TIMEOUT_MS: '500', OUTBOX_POLL_INTERVAL_MS: '200' },
+    // A timeout short enough for the test that waits one out, long enough that a busy machine's slow answer is not one.
+    env: { WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1', WEBHOOK_TIMEOUT_MS: '2000', OUTBOX_POLL_INTERVAL_MS: '200' },
   });
 });
 afterAll(async () => {

@@ -81,7 +81,9 @@ const webhookWorker = (redisUrl: string, queuePrefix: string, env: Record<string
     REDIS_URL: redisUrl,
     QUEUE_PREFIX: queuePrefix,
     WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,2,2,3',
-    WEBHOOK_TIMEOUT_MS: '1000',
+    // Well past the slow receivers' delays below (up to 800 ms), so a busy machine does not turn them into timeouts,
+    // which at-least-once answers with a repeat.
+    WEBHOOK_TIMEOUT_MS: '3000',
     OUTBOX_POLL_INTERVAL_MS: '200',
     METRICS_PORT: '0', // several run at once; metrics are tested in metrics-processes.test.ts
     ...env,
@@ -90,7 +92,7 @@ const webhookWorker = (redisUrl: string, queuePrefix: string, env: Record<string
 const queuePrefix = () => `pps-whproc-${randomBytes(4).toString('hex')}`;
 
 /** SIGTERM (graceful: jobs in flight finish), SIGKILL if it has not exited in time. */
-async function stopGracefully(child: ChildProcess, timeoutMs = 10_000) {
+async function stopGracefully(child: ChildProcess, timeoutMs = 20_000) {
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   await stopProcess(child, 'SIGTERM');
   clearTimeout(timer);
