@@ -1,7 +1,10 @@
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureBody, newRequestId, postPayment, refundBody, tokenv3Body } from './fixtures/payments';
+import { startReceiver } from './fixtures/receiver';
 import { createWorld } from './fixtures/world';
 import { type Credentials, createTestStack, type TestStack } from './harness';
+import { waitFor } from './wait';
 
 /**
  * The statements the hot paths send to PostgreSQL, counted: a regression shows in CI as a number, never as a time
@@ -176,5 +179,53 @@ describe('statements and round trips per request', () => {
     const get = () => stack.call('GET', `/payments/${created.body.data.id}`, { as: creds });
     // The payment and its children, together.
     expect(await statementsOf(get, 200)).toEqual({ statements: 2, trips: 1 });
+  });
+});
+
+describe('statements of a webhook delivery', () => {
+  it("a first attempt reads nothing more: the relay's claim carried what it needs", async () => {
+    const webhooksSent: string[] = [];
+    const receiver = await startReceiver();
+    const withWebhooks = await createTestStack({
+      webhooks: true,
+      onQuery: (query) => webhooksSent.push(query.replace(/\s+/g, ' ').trim()),
+    });
+    try {
+      const world = await createWorld(withWebhooks, { account: 'Statements of a delivery' });
+      const created = await withWebhooks.call('POST', '/webhooks', {
+        as: world.creds,
+        body: { data: { type: 'webhooks', attributes: { url: receiver.url('/hooks'), events: ['payment.created'] } } },
+      });
+      expect(created.status).toBe(201);
+      webhooksSent.length = 0;
+      const payment = await postPayment(withWebhooks, world.creds, tokenv3Body(world));
+      const [request] = await waitFor(() => receiver.at('/hooks'), {
+        until: (list) => list.length > 0,
+        what: "the payment's delivery",
+      });
+      const event = new Webhook(created.body.data.attributes.secret).verify(request!.body, {
+        'webhook-id': String(request!.headers['webhook-id']),
+        'webhook-timestamp': String(request!.headers['webhook-timestamp']),
+        'webhook-signature': String(request!.headers['webhook-signature']),
+      }) as { type: string; data: { id: string } };
+      expect(event).toMatchObject({ type: 'payment.created', data: { id: payment.body.data.id } });
+      await waitFor(
+        () =>
+          withWebhooks.sql`select status from webhook_deliveries where event_id = ${request!.headers['webhook-id'] as string}`,
+        {
+          until: (rows) => rows[0]?.status === 'succeeded',
+          what: 'the attempt recorded',
+        },
+      );
+      const touching = webhooksSent.filter((query) => /webhook_deliveries/.test(query));
+      // The fan-out's insert and the attempt's record; the relay's sweeps read their partial indexes, never a
+      // delivery by id. A job's attempt loads its delivery (`from webhook_deliveries d join …`); a first one does not.
+      expect(touching.some((query) => query.startsWith('insert into webhook_deliveries'))).toBe(true);
+      expect(touching.some((query) => query.includes('update webhook_deliveries d set attempts'))).toBe(true);
+      expect(touching.filter((query) => query.includes('from webhook_deliveries d join'))).toEqual([]);
+    } finally {
+      await withWebhooks.close();
+      await receiver.close();
+    }
   });
 });

@@ -23,7 +23,7 @@ export type AttemptResult =
 /**
  * One attempt of one webhook delivery (docs/design.md, Webhook delivery), made by a delivery job or, for a first
  * attempt, directly by the relay's process (`direct`): loaded with the concurrent attempts' deliveries in one
- * statement (or already, with the relay's batch), sent, and recorded with theirs in one statement. A delivery no
+ * statement (or already, by the relay's claim), sent, and recorded with theirs in one statement. A delivery no
  * longer pending is skipped, so an attempt made twice does no harm. No head-of-line blocking: the endpoint's slot
  * (WEBHOOK_ENDPOINT_CONCURRENCY per process, jobs and direct attempts together) is held for the request alone, and
  * an attempt whose endpoint's slots stay busy past a short wait steps aside (`busy`), so a slow or dead receiver

@@ -113,7 +113,7 @@ const loadedRow = rowMapper({
 export type LoadedDelivery = ReturnType<typeof loadedRow>;
 
 /** What attempts of these deliveries need, in one statement (those no longer there are left out). */
-export const loadDeliveries = async (db: Db, ids: string[]): Promise<LoadedDelivery[]> =>
+const loadDeliveries = async (db: Db, ids: string[]): Promise<LoadedDelivery[]> =>
   (await send(db, LOAD, [ids])).map(loadedRow);
 
 // ── recording, batched ────────────────────────────────────────────────────────────────────────────────────────

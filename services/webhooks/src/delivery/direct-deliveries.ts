@@ -4,16 +4,16 @@ import type { Logger } from '@pps/shared/logger';
 import type { Queue } from 'bullmq';
 import { sql } from 'drizzle-orm';
 import type { DeliveryJobDeps } from '../deps';
-import { type LoadedDelivery, loadDeliveries } from './delivery';
+import type { LoadedDelivery } from './delivery';
 import { attemptDelivery, databaseRetryMs, deliveryJob } from './delivery-job';
 
 const { webhookDeliveries } = schema;
 
-/** A delivery the relay fanned out and leased to this process, and when (ms since the epoch). */
-export type LeasedDelivery = { id: string; endpointId: string; leasedAt: number };
-
-/** A leased delivery with what its attempt needs, loaded with the rest of its batch. */
-type Ready = LeasedDelivery & { loaded: LoadedDelivery | undefined };
+/**
+ * A delivery the relay fanned out and leased to this process, when (ms since the epoch), and what its first attempt
+ * needs, read by the relay's claim.
+ */
+export type LeasedDelivery = { id: string; endpointId: string; leasedAt: number; loaded: LoadedDelivery };
 
 /** How long a leased delivery may wait here for its turn; past it, it is handed to a job instead. */
 const MAX_QUEUED_MS = 5_000;
@@ -43,8 +43,7 @@ export class DirectDeliveries {
   readonly #concurrency: number;
   readonly #capacity: number;
   readonly #handoffs: Batcher<Handoff, void>;
-  #waiting: Ready[] = [];
-  #loading = 0;
+  #waiting: LeasedDelivery[] = [];
   #running = 0;
   #handingOff = 0;
   #listeners: (() => boolean)[] = [];
@@ -61,42 +60,21 @@ export class DirectDeliveries {
     );
   }
 
-  /**
-   * Deliveries committed leased to this process, to attempt in turn: what their attempts need is loaded for all of
-   * them in one statement (when that fails, they are handed to jobs).
-   */
+  /** Deliveries committed leased to this process, with what their attempts need: attempted in turn. */
   add(deliveries: LeasedDelivery[]): void {
     if (deliveries.length === 0) return;
-    this.#loading += deliveries.length;
-    void loadDeliveries(
-      this.#deps.db,
-      deliveries.map((delivery) => delivery.id),
-    )
-      .then(
-        (rows) => {
-          const byId = new Map(rows.map((row) => [row.id, row]));
-          this.#waiting.push(...deliveries.map((delivery) => ({ ...delivery, loaded: byId.get(delivery.id) })));
-        },
-        () => {
-          for (const delivery of deliveries) void this.#handOff(delivery, databaseRetryMs());
-        },
-      )
-      .finally(() => {
-        this.#loading -= deliveries.length;
-        this.#pump();
-      });
+    this.#waiting.push(...deliveries);
+    this.#pump();
   }
 
   /** Resolves once fewer than 4 × WEBHOOK_CONCURRENCY deliveries wait here. */
   room(): Promise<void> {
-    return this.#until(() => this.#loading + this.#waiting.length < this.#capacity);
+    return this.#until(() => this.#waiting.length < this.#capacity);
   }
 
   /** Resolves once every delivery handed here has been attempted or handed on (none taken after the relay stops). */
   drain(): Promise<void> {
-    return this.#until(
-      () => this.#loading + this.#waiting.length === 0 && this.#running === 0 && this.#handingOff === 0,
-    );
+    return this.#until(() => this.#waiting.length === 0 && this.#running === 0 && this.#handingOff === 0);
   }
 
   #until(condition: () => boolean): Promise<void> {
@@ -117,7 +95,7 @@ export class DirectDeliveries {
 
   #pump() {
     while (this.#running < this.#concurrency && this.#waiting.length > 0) {
-      const delivery = this.#waiting.shift() as Ready;
+      const delivery = this.#waiting.shift() as LeasedDelivery;
       this.#running += 1;
       void this.#attempt(delivery).finally(() => {
         this.#running -= 1;
@@ -128,7 +106,7 @@ export class DirectDeliveries {
     this.#changed();
   }
 
-  async #attempt(delivery: Ready): Promise<void> {
+  async #attempt(delivery: LeasedDelivery): Promise<void> {
     if (Date.now() - delivery.leasedAt > MAX_QUEUED_MS) return this.#handOff(delivery, 0);
     try {
       const { id: deliveryId, endpointId, loaded } = delivery;

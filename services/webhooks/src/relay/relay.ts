@@ -5,10 +5,11 @@ import type { Queue } from 'bullmq';
 import { and, asc, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import type Redis from 'ioredis';
 import { z } from 'zod';
+import type { LoadedDelivery } from '../delivery/delivery';
 import { deliveryJob, deliveryJobId } from '../delivery/delivery-job';
 import type { LeasedDelivery } from '../delivery/direct-deliveries';
 
-const { webhookDeliveries } = schema;
+const { events, webhookDeliveries, webhookEndpoints } = schema;
 
 export type RelayDeps = { db: Db; queue: Queue; batchSize: number };
 
@@ -23,13 +24,17 @@ const jobColumns = {
  * The events claimed off the relay's queue, up to $1, oldest id first, with SKIP LOCKED (several relays never take
  * the same one), each with the endpoints it goes to: its account's, enabled, subscribed to its type, and made before
  * it (an endpoint hears what happened after it subscribed, even when the relay catches up late); an event no
- * endpoint hears is one row with no endpoint. The queue is read first and the events then by id: a join of the two
+ * endpoint hears is one row with no endpoint. Each row going to an endpoint carries what its first attempt needs
+ * (the payload as the text it is stored as, which is the body sent; the endpoint's URL and secrets), read here from
+ * the rows the claim reads anyway, so first attempts load nothing. The queue is read first and the events then by id: a join of the two
  * let the planner merge them along the events' primary key, reading every event ever written to find the few
  * queued, since its estimate of the queue comes from the last ANALYZE, which a burst leaves at thousands of rows
  * (docs/decisions.md, Performance: scans that grew with the tables).
  */
 const CLAIM = `
-  select e.id as event_id, e.account_id, w.id as endpoint_id
+  select e.id as event_id, e.account_id, e.created_at, w.id as endpoint_id,
+    case when w.id is not null then e.payload::text end as body, w.url, w.secret_enc, w.previous_secret_enc,
+    w.previous_secret_expires_at
   from events e
   left join webhook_endpoints w on w.account_id = e.account_id and w.enabled and w.deleted_at is null
     and w.created_at <= e.created_at and (w.events ? '*' or w.events ? e.type)
@@ -51,38 +56,78 @@ const INSERT_DELIVERIES = `
     now(), now()
   from unnest($1::text[], $2::text[], $3::text[], $4::text[]) as d(id, account_id, endpoint_id, event_id)
   on conflict do nothing
-  returning id, endpoint_id`;
+  returning id, endpoint_id, event_id`;
 
 const UNQUEUE = 'delete from unrelayed_events where event_id = any($1::text[])';
 
 const claimedRow = rowMapper({
   eventId: webhookDeliveries.eventId,
   accountId: webhookDeliveries.accountId,
+  eventCreatedAt: events.createdAt,
+  // The rest is null on the row of an event no endpoint hears.
   endpointId: z.string().nullable(),
+  body: z.string().nullable(),
+  url: webhookEndpoints.url,
+  secretEnc: webhookEndpoints.secretEnc,
+  previousSecretEnc: webhookEndpoints.previousSecretEnc,
+  previousSecretExpiresAt: webhookEndpoints.previousSecretExpiresAt,
 });
-const insertedRow = rowMapper({ id: webhookDeliveries.id, endpointId: webhookDeliveries.endpointId });
+type Claimed = ReturnType<typeof claimedRow>;
+const insertedRow = rowMapper({
+  id: webhookDeliveries.id,
+  endpointId: webhookDeliveries.endpointId,
+  eventId: webhookDeliveries.eventId,
+});
+const pairKey = (row: { eventId: string; endpointId: string }) => `${row.eventId} ${row.endpointId}`;
+
+/** A claimed row going to an endpoint: a delivery to make. */
+type ToMake = Claimed & { endpointId: string; body: string };
+
+/** A new delivery's first attempt, from its claimed row: pending, no attempt yet, its endpoint enabled. */
+const firstAttemptOf = (id: string, row: ToMake): LoadedDelivery => ({
+  id,
+  status: 'pending',
+  attempts: 0,
+  endpointId: row.endpointId,
+  eventId: row.eventId,
+  eventCreatedAt: row.eventCreatedAt,
+  body: row.body,
+  url: row.url,
+  enabled: true,
+  deletedAt: null,
+  secretEnc: row.secretEnc,
+  previousSecretEnc: row.previousSecretEnc,
+  previousSecretExpiresAt: row.previousSecretExpiresAt,
+});
 
 /**
  * Fans unrelayed events out to the subscribed endpoints of their account, as delivery rows, in one transaction of
  * two round trips (the claim; then the inserts, the events taken off the queue and the commit): the deliveries
- * inserted with ON CONFLICT DO NOTHING (a relay that runs twice creates nothing twice). They are leased to this
- * process for `leaseMs` (`enqueued_at` set: the relay enqueues no job for them): once committed, it makes their
- * first attempts itself (`DirectDeliveries`). Returns how many events it claimed and the deliveries it made. Written
- * out (`send`): it is `npm run bench:webhooks`' hot path, where drizzle building statements of hundreds of rows
- * showed.
+ * inserted with ON CONFLICT DO NOTHING (a relay that runs twice creates nothing twice; a delivery the API made
+ * first is left to its job). They are leased to this process for `leaseMs` (`enqueued_at` set: the relay enqueues
+ * no job for them): once committed, it makes their first attempts itself (`DirectDeliveries`), with what the claim
+ * read. Returns how many events it claimed and the deliveries it made. Written out (`send`): it is `npm run
+ * bench:webhooks`' hot path, where drizzle building statements of hundreds of rows showed.
  */
 export async function fanOut(deps: RelayDeps, leaseMs: number): Promise<{ claimed: number; leased: LeasedDelivery[] }> {
   const leasedAt = Date.now();
-  const { claimed, inserted } = await pipelinedTransaction<{
+  const { claimed, toMake, inserted } = await pipelinedTransaction<{
     claimed: number;
+    toMake?: Map<string, ToMake>;
     inserted?: Sent<Record<string, unknown>[]>;
   }>(deps.db, async (tx) => {
     const rows = (await send(tx, CLAIM, [deps.batchSize])).map(claimedRow);
     const eventIds = [...new Set(rows.map((row) => row.eventId))];
     if (eventIds.length === 0) return { result: { claimed: 0 } };
     const unqueued = send(tx, UNQUEUE, [eventIds]);
-    const deliveries = rows.flatMap((row) => (row.endpointId ? [{ ...row, endpointId: row.endpointId }] : []));
-    if (deliveries.length === 0) return { result: { claimed: eventIds.length }, pending: [unqueued] };
+    const toMake = new Map<string, ToMake>();
+    for (const row of rows) {
+      const { endpointId, body } = row;
+      if (endpointId !== null && body !== null)
+        toMake.set(pairKey({ ...row, endpointId }), { ...row, endpointId, body });
+    }
+    if (toMake.size === 0) return { result: { claimed: eventIds.length }, pending: [unqueued] };
+    const deliveries = [...toMake.values()];
     const made = send(tx, INSERT_DELIVERIES, [
       deliveries.map(() => newId('delivery')),
       deliveries.map((delivery) => delivery.accountId),
@@ -91,10 +136,16 @@ export async function fanOut(deps: RelayDeps, leaseMs: number): Promise<{ claime
       leaseMs,
     ]);
     // Read once committed (the transaction settles every statement it sent first, and throws on a failed one).
-    return { result: { claimed: eventIds.length, inserted: made }, pending: [unqueued, made] };
+    return { result: { claimed: eventIds.length, toMake, inserted: made }, pending: [unqueued, made] };
   });
-  const rows = inserted ? await inserted : [];
-  return { claimed, leased: rows.map(insertedRow).map((row) => ({ ...row, leasedAt })) };
+  if (!inserted || !toMake) return { claimed, leased: [] };
+  const leased = (await inserted).map(insertedRow).map((row) => ({
+    id: row.id,
+    endpointId: row.endpointId,
+    leasedAt,
+    loaded: firstAttemptOf(row.id, toMake.get(pairKey(row)) as ToMake),
+  }));
+  return { claimed, leased };
 }
 
 /**
