@@ -26,10 +26,10 @@ const jobColumns = {
  * it (an endpoint hears what happened after it subscribed, even when the relay catches up late); an event no
  * endpoint hears is one row with no endpoint. Each row going to an endpoint carries what its first attempt needs
  * (the payload as the text it is stored as, which is the body sent; the endpoint's URL and secrets), read here from
- * the rows the claim reads anyway, so first attempts load nothing. The queue is read first and the events then by id: a join of the two
- * let the planner merge them along the events' primary key, reading every event ever written to find the few
- * queued, since its estimate of the queue comes from the last ANALYZE, which a burst leaves at thousands of rows
- * (docs/decisions.md, Performance: scans that grew with the tables).
+ * the rows the claim reads anyway, so first attempts load nothing. The queue is read first and the events then by
+ * id: a join of the two let the planner merge them along the events' primary key, reading every event ever written
+ * to find the few queued, since its estimate of the queue comes from the last ANALYZE, which a burst leaves at
+ * thousands of rows (docs/decisions.md, Performance: scans that grew with the tables).
  */
 const CLAIM = `
   select e.id as event_id, e.account_id, e.created_at, w.id as endpoint_id,
@@ -123,8 +123,9 @@ export async function fanOut(deps: RelayDeps, leaseMs: number): Promise<{ claime
     const toMake = new Map<string, ToMake>();
     for (const row of rows) {
       const { endpointId, body } = row;
-      if (endpointId !== null && body !== null)
+      if (endpointId !== null && body !== null) {
         toMake.set(pairKey({ ...row, endpointId }), { ...row, endpointId, body });
+      }
     }
     if (toMake.size === 0) return { result: { claimed: eventIds.length }, pending: [unqueued] };
     const deliveries = [...toMake.values()];
