@@ -20,15 +20,17 @@ import { NODE_FLAGS } from './servers';
  * `npm run bench:webhooks`: events written to the outbox (transactions of 100) and delivered by real webhooks
  * processes (the compiled `webhooks.js`, started as production starts it: relay + delivery workers) to local
  * receivers subscribed to everything, on a database of its own made afresh (BENCH_DATABASE_URL, default
- * pps_bench_webhooks). Four scenarios:
+ * pps_bench_webhooks). Five scenarios:
  * - **burst, 1 process** and **burst, 2 processes**: BENCH_WEBHOOK_EVENTS (10,000) written at once, one endpoint:
  *   deliveries per second until the last is received, and the ratio of two processes to one;
+ * - **backlog, 1 process** and **backlog, 2 processes**: as many events committed first, then drained by processes
+ *   started after: the processes' own deliveries per second, with no event writer taking the machine beside them;
  * - **sustained**: BENCH_WEBHOOK_RATE events/s (1,000) for BENCH_WEBHOOK_SECONDS (30), one endpoint, one process;
  * - **slow neighbour**: the same rate for half as long, split between two accounts whose receivers answer at once
  *   and after 2 s: the fast endpoint's lag beside the slow one's.
- * Each reports the commit-to-receipt lag (p50, p99) and the repeats its receiver got by then (requests beyond the
- * first of each event: at-least-once allows them, so they are shown, not hidden); the burst and sustained ones the
- * CPU each delivery took in the webhooks processes, PostgreSQL and this process (the event writer and receivers),
+ * Each reports the commit-to-receipt lag (p50, p99; not for a backlog) and the repeats its receiver got by then
+ * (requests beyond the first of each event: at-least-once allows them, so they are shown, not hidden); the burst,
+ * backlog and sustained ones the CPU each delivery took in the webhooks processes, PostgreSQL and this process (the event writer and receivers),
  * and the write-ahead log written per delivery (counted from a checkpoint, so each run writes the same full pages).
  * BENCH_WORKER_NODE_ARGS passes Node flags to the webhooks processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  * Numbers only: nothing here is asserted.
@@ -117,16 +119,21 @@ async function subscribedAccount(receiver: Receiver): Promise<string> {
   return account.id;
 }
 
-/** `count` webhooks processes on one queue prefix, each listening once its relay is up. */
-async function startWorkers(count: number): Promise<ChildProcess[]> {
+/** `count` webhooks processes on one queue prefix, just spawned. */
+function spawnWorkers(count: number): ChildProcess[] {
   const args = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const prefix = `{pps-bench-${randomBytes(3).toString('hex')}}`;
-  const workers = Array.from({ length: count }, () =>
+  return Array.from({ length: count }, () =>
     spawn(process.execPath, [...NODE_FLAGS, ...args, join(outdir, 'webhooks.js')], {
       env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'error', DATABASE_URL: url, QUEUE_PREFIX: prefix },
       stdio: 'inherit',
     }),
   );
+}
+
+/** `count` webhooks processes on one queue prefix, each listening once its relay is up. */
+async function startWorkers(count: number): Promise<ChildProcess[]> {
+  const workers = spawnWorkers(count);
   await new Promise((resolve) => setTimeout(resolve, 5000)); // the relays start listening
   return workers;
 }
@@ -182,8 +189,9 @@ type Row = {
   scenario: string;
   deliveries: number;
   perSecond: number;
-  p50: number;
-  p99: number;
+  /** The commit-to-receipt lag; none for a backlog, whose events waited for the processes to start. */
+  p50: number | null;
+  p99: number | null;
   /** Requests beyond the first of each event, by the time the row was taken. */
   repeats: number;
   cpu?: CpuPerDelivery;
@@ -196,12 +204,13 @@ const rowOf = (
   perSecond: number,
   receiver: Receiver,
   cpu?: CpuPerDelivery,
+  lag = true,
 ): Row => ({
   scenario,
   deliveries,
   perSecond,
-  p50: percentile(receiver.lags, 50),
-  p99: percentile(receiver.lags, 99),
+  p50: lag ? percentile(receiver.lags, 50) : null,
+  p99: lag ? percentile(receiver.lags, 99) : null,
   repeats: receiver.requests - receiver.lags.length,
   cpu,
 });
@@ -262,6 +271,36 @@ async function burst(processes: number): Promise<void> {
   receiver.server.close();
 }
 
+/**
+ * A backlog: COUNT events committed before any webhooks process runs (after an outage of the pipeline, or a burst
+ * larger than it keeps up with), then drained by `processes` fresh ones. Deliveries per second and CPU are counted
+ * from the first receipt to the last, so they are the processes' own, with no event writer beside them.
+ */
+async function backlog(processes: number): Promise<void> {
+  await vacuumAnalyze(url);
+  const receiver = await startReceiver();
+  const accountId = await subscribedAccount(receiver);
+  for (let offset = 0; offset < COUNT; offset += 100) await writeBatch(accountId, Math.min(100, COUNT - offset));
+  const workers = spawnWorkers(processes);
+  await receiver.waitFor(1);
+  const cpu = await cpuMeter(workers);
+  const [from, started] = [receiver.lags.length, performance.now()];
+  await receiver.waitFor(COUNT);
+  const used = await cpu(COUNT - from);
+  rows.push(
+    rowOf(
+      `backlog of ${COUNT.toLocaleString('en-US')}, ${processes} process${processes > 1 ? 'es' : ''}`,
+      COUNT - from,
+      Math.round((COUNT - from) / ((receiver.lastReceipt - started) / 1000)),
+      receiver,
+      used,
+      false,
+    ),
+  );
+  await stopWorkers(workers);
+  receiver.server.close();
+}
+
 async function sustained(): Promise<void> {
   await vacuumAnalyze(url);
   const receiver = await startReceiver();
@@ -316,10 +355,12 @@ async function slowNeighbour(): Promise<void> {
 
 await burst(1);
 await burst(2);
+await backlog(1);
+await backlog(2);
 await sustained();
 await slowNeighbour();
 
-const [one, two] = rows;
+const [one, two, drainedByOne, drainedByTwo] = rows;
 console.log('\nwebhooks processes on loopback, receivers in this process\n');
 console.log(
   '| scenario | deliveries | deliveries/s | lag p50 ms | lag p99 ms | repeats | CPU ms per delivery: webhooks · PostgreSQL · this process | cores busy: webhooks · all | WAL bytes per delivery |',
@@ -328,9 +369,12 @@ console.log('|---|---:|---:|---:|---:|---:|---|---|---:|');
 for (const row of rows) {
   const cpu = row.cpu ? `${row.cpu.webhooks} · ${row.cpu.postgres} · ${row.cpu.bench}` : '—';
   console.log(
-    `| ${row.scenario} | ${row.deliveries.toLocaleString('en-US')} | ${row.perSecond.toLocaleString('en-US')} | ${row.p50} | ${row.p99} | ${row.repeats} | ${cpu} | ${coresBusy(row)} | ${row.cpu?.walBytes.toLocaleString('en-US') ?? '—'} |`,
+    `| ${row.scenario} | ${row.deliveries.toLocaleString('en-US')} | ${row.perSecond.toLocaleString('en-US')} | ${row.p50 ?? '—'} | ${row.p99 ?? '—'} | ${row.repeats} | ${cpu} | ${coresBusy(row)} | ${row.cpu?.walBytes.toLocaleString('en-US') ?? '—'} |`,
   );
 }
-console.log(`\nTwo processes / one: ${((two?.perSecond ?? 0) / (one?.perSecond ?? 1)).toFixed(2)}×`);
+const ratio = (a?: Row, b?: Row) => ((b?.perSecond ?? 0) / (a?.perSecond ?? 1)).toFixed(2);
+console.log(
+  `\nTwo processes / one: ${ratio(one, two)}× in the burst, ${ratio(drainedByOne, drainedByTwo)}× draining a backlog`,
+);
 await database.close();
 process.exit(0);
