@@ -1,5 +1,8 @@
+import { createLogger } from '@pps/shared/logger';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { attemptDelivery } from '../services/webhooks/src/delivery/delivery-job';
+import { deliveryJobDeps } from '../services/webhooks/src/deps';
 import { captureBody, newRequestId, postPayment, refundBody, tokenv3Body } from './fixtures/payments';
 import { startReceiver } from './fixtures/receiver';
 import { createWorld } from './fixtures/world';
@@ -226,6 +229,29 @@ describe('statements of a webhook delivery', () => {
     } finally {
       await withWebhooks.close();
       await receiver.close();
+    }
+  });
+
+  it('a job for a slow endpoint whose slots are all taken steps aside before reading anything', async () => {
+    const deps = deliveryJobDeps({ config: stack.config, db: stack.db, log: createLogger({ level: 'silent' }) });
+    const slots = deps.endpointSlots;
+    const limit = stack.config.WEBHOOK_ENDPOINT_CONCURRENCY;
+    try {
+      // The endpoint answered in 2 s, and all its slots are taken.
+      expect(await slots.acquire('whk_slow', 0)).toBe(true);
+      slots.release('whk_slow', 2000);
+      for (let i = 0; i < limit; i++) expect(await slots.acquire('whk_slow', 0)).toBe(true);
+      const attempt = () => attemptDelivery(deps, { deliveryId: 'dlv_absent', endpointId: 'whk_slow' }, false);
+
+      sent.length = 0;
+      expect(await attempt()).toMatchObject({ kind: 'busy', slow: true });
+      expect(sent).toEqual([]);
+      // A slot free: the job reads its delivery (gone, so it is skipped).
+      slots.release('whk_slow', 2000);
+      expect(await attempt()).toEqual({ kind: 'skipped' });
+      expect(sent.filter((query) => query.includes('from webhook_deliveries d join'))).toHaveLength(1);
+    } finally {
+      await deps.agent.close();
     }
   });
 });

@@ -37,6 +37,13 @@ export async function attemptDelivery(
 ): Promise<AttemptResult> {
   const { deliveryId, endpointId } = delivery;
   const metrics = deps.metrics;
+  const slots = deps.endpointSlots;
+  const waitMs = slots.waitFor(endpointId, SLOT_WAIT_MS);
+  // A slow endpoint's backlog comes back here again and again while its slots are taken: it steps aside before
+  // reading anything.
+  if (waitMs === 0 && slots.full(endpointId)) {
+    return { kind: 'busy', delayMs: Math.round(slots.stepAsideMs(endpointId)), slow: true };
+  }
   const loaded = delivery.loaded ?? (await deps.io.load(deliveryId));
   if (loaded?.status !== 'pending') {
     metrics?.webhookDeliveries.inc({ outcome: 'skipped' });
@@ -47,8 +54,6 @@ export async function attemptDelivery(
     metrics?.webhookDeliveries.inc({ outcome: 'failed' });
     return { kind: 'done' };
   }
-  const slots = deps.endpointSlots;
-  const waitMs = slots.waitFor(endpointId, SLOT_WAIT_MS);
   if (!(await slots.acquire(endpointId, waitMs))) {
     return { kind: 'busy', delayMs: Math.round(slots.stepAsideMs(endpointId)), slow: waitMs === 0 };
   }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EndpointSlots } from './endpoint-slots';
 
 describe('endpoint slots', () => {
@@ -34,5 +34,40 @@ describe('endpoint slots', () => {
     const waiting = slots.acquire('hung', 1000);
     slots.release('hung', 300);
     expect(await waiting).toBe(true);
+  });
+
+  describe('a slow endpoint with a backlog', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('is full once every slot is taken', async () => {
+      const slots = new EndpointSlots(2);
+      expect(slots.full('busy')).toBe(false);
+      await slots.acquire('busy', 0);
+      await slots.acquire('busy', 0);
+      expect(slots.full('busy')).toBe(true);
+      slots.release('busy', 10);
+      expect(slots.full('busy')).toBe(false);
+    });
+
+    it('spreads its step-asides over the time its slots need to take them, and forgets them', async () => {
+      vi.useFakeTimers();
+      const slots = new EndpointSlots(2);
+      expect(await slots.acquire('slow', 0)).toBe(true);
+      slots.release('slow', 2000);
+      // A few: about four answer times (8 s), jittered up to twice that.
+      const few = Array.from({ length: 3 }, () => slots.stepAsideMs('slow'));
+      for (const delay of few) expect(delay).toBeGreaterThanOrEqual(8000);
+      for (const delay of few) expect(delay).toBeLessThan(16_000);
+      // 100 more at once: 100 × 2 s ÷ 2 slots is past the bound, so each waits the most there is.
+      const many = Array.from({ length: 100 }, () => slots.stepAsideMs('slow'));
+      expect(many.at(-1)).toBe(60_000);
+      // Ten half-lives later the count is about a tenth of one: four answer times again.
+      vi.advanceTimersByTime(100_000);
+      expect(slots.stepAsideMs('slow')).toBeLessThan(16_000);
+      // Another endpoint's step-asides are its own.
+      expect(slots.stepAsideMs('other')).toBeLessThan(1000);
+    });
   });
 });

@@ -3,6 +3,8 @@ const SLOW_MS = 250;
 /** The step-aside delay's bounds. */
 const MIN_DELAY_MS = 500;
 const MAX_DELAY_MS = 60_000;
+/** How fast the count of an endpoint's recent step-asides forgets: it halves in this time. */
+const ASIDE_HALF_LIFE_MS = 10_000;
 
 /**
  * In-flight deliveries per endpoint in this process, and how long each endpoint takes to answer. `acquire` waits
@@ -18,6 +20,8 @@ export class EndpointSlots {
   private readonly answerMs = new Map<string, number>();
   /** Since when each endpoint's slots have all been busy with no answer freeing one (before any answer is timed). */
   private readonly fullSince = new Map<string, number>();
+  /** Each endpoint's recent step-asides: a count that halves every ASIDE_HALF_LIFE_MS, and when it was last counted. */
+  private readonly asides = new Map<string, { count: number; at: number }>();
 
   constructor(private readonly limit: number) {}
 
@@ -26,9 +30,26 @@ export class EndpointSlots {
     return this.typicalMs(endpointId) > SLOW_MS ? 0 : waitMs;
   }
 
-  /** How long a delivery that found no slot steps aside: about four answer times, jittered, within bounds. */
+  /** Whether the endpoint's slots are all taken: a delivery to a slow one then steps aside before reading anything. */
+  full(endpointId: string): boolean {
+    return (this.busy.get(endpointId) ?? 0) >= this.limit;
+  }
+
+  /**
+   * How long a delivery that found no slot steps aside (counted as one more step-aside of its endpoint): about four
+   * answer times, or, when more have stepped aside lately than the endpoint takes in that time, as long as its
+   * slots need to take them all (recent step-asides × answer time ÷ slots), so a slow endpoint's backlog comes back
+   * about as fast as the endpoint takes it rather than every few answer times; jittered, within bounds.
+   */
   stepAsideMs(endpointId: string): number {
-    return Math.min(MAX_DELAY_MS, Math.max(MIN_DELAY_MS, this.typicalMs(endpointId) * 4) * (1 + Math.random()));
+    const now = Date.now();
+    const last = this.asides.get(endpointId);
+    const count = (last ? last.count * 2 ** (-(now - last.at) / ASIDE_HALF_LIFE_MS) : 0) + 1;
+    this.asides.set(endpointId, { count, at: now });
+    if (this.asides.size > 10_000) this.asides.clear();
+    const typical = this.typicalMs(endpointId);
+    const base = Math.max(MIN_DELAY_MS, typical * 4, (count * typical) / this.limit);
+    return Math.min(MAX_DELAY_MS, base * (1 + Math.random()));
   }
 
   /**
