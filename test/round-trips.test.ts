@@ -1,10 +1,9 @@
 import { createLogger } from '@pps/shared/logger';
-import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attemptDelivery } from '../services/webhooks/src/delivery/delivery-job';
 import { deliveryJobDeps } from '../services/webhooks/src/deps';
 import { captureBody, newRequestId, postPayment, refundBody, tokenv3Body } from './fixtures/payments';
-import { startReceiver } from './fixtures/receiver';
+import { startReceiver, verifyReceived } from './fixtures/receiver';
 import { createWorld } from './fixtures/world';
 import { type Credentials, createTestStack, type TestStack } from './harness';
 import { waitFor } from './wait';
@@ -206,11 +205,7 @@ describe('statements of a webhook delivery', () => {
         until: (list) => list.length > 0,
         what: "the payment's delivery",
       });
-      const event = new Webhook(created.body.data.attributes.secret).verify(request!.body, {
-        'webhook-id': String(request!.headers['webhook-id']),
-        'webhook-timestamp': String(request!.headers['webhook-timestamp']),
-        'webhook-signature': String(request!.headers['webhook-signature']),
-      }) as { type: string; data: { id: string } };
+      const event = verifyReceived(created.body.data.attributes.secret, request!);
       expect(event).toMatchObject({ type: 'payment.created', data: { id: payment.body.data.id } });
       await waitFor(
         () =>

@@ -1,11 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { newId } from '@pps/shared/ids';
 import { jobs } from '@pps/shared/queues';
-import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reclaimLapsedLeases, requeueStale } from '../services/webhooks/src/relay/relay';
 import { createPayment, postPayment, refundBody, tokenv3Body } from './fixtures/payments';
-import { type Received, type Receiver, startReceiver } from './fixtures/receiver';
+import { type Received, type Receiver, startReceiver, verifyReceived } from './fixtures/receiver';
 import { createWorld } from './fixtures/world';
 import { type Credentials, createTestStack, type TestStack } from './harness';
 import { waitFor } from './wait';
@@ -46,13 +45,6 @@ async function subscribe(creds: Credentials, path: string, events: string[] = ['
   return { id: response.body.data.id as string, secret: response.body.data.attributes.secret as string };
 }
 
-const verified = (secret: string, request: Received) =>
-  new Webhook(secret).verify(request.body, {
-    'webhook-id': String(request.headers['webhook-id']),
-    'webhook-timestamp': String(request.headers['webhook-timestamp']),
-    'webhook-signature': String(request.headers['webhook-signature']),
-  }) as { type: string; data: { id: string; sequence: number; previousStatus: string | null; attributes: any } };
-
 const deliveryOf = async (eventId: string, endpointId: string) =>
   (
     await stack.sql`
@@ -75,7 +67,7 @@ describe('webhook delivery', () => {
       what: 'the five deliveries of the payment',
     });
 
-    const bodies = requests.map((request) => verified(endpoint.secret, request));
+    const bodies = requests.map((request) => verifyReceived(endpoint.secret, request));
     for (const request of requests) expect(request.headers['webhook-id']).toMatch(/^evt_/);
     const ofPayment = bodies.filter((body) => body.data.id === payment.id);
     expect(ofPayment.map((body) => [body.type, body.data.sequence, body.data.previousStatus])).toEqual(
@@ -118,7 +110,7 @@ describe('webhook delivery', () => {
       what: 'three attempts at /flaky',
     });
     expect(new Set(requests.map((request) => request.headers['webhook-id'])).size).toBe(1);
-    for (const request of requests) expect(verified(endpoint.secret, request).data.id).toBe(payment.id);
+    for (const request of requests) expect(verifyReceived(endpoint.secret, request).data.id).toBe(payment.id);
     const eventId = String(requests[0]!.headers['webhook-id']);
     const delivery = await waitFor(() => deliveryOf(eventId, endpoint.id), {
       until: (row) => row?.status === 'succeeded',
@@ -265,7 +257,9 @@ describe('webhook delivery', () => {
       until: (statuses) => statuses.every((status) => status === 'succeeded'),
       what: 'both delivered after the recovery',
     });
-    expect(accepted.map((request) => verified(endpoint.secret, request).data.id).sort()).toEqual([...payments].sort());
+    expect(accepted.map((request) => verifyReceived(endpoint.secret, request).data.id).sort()).toEqual(
+      [...payments].sort(),
+    );
   });
 
   it('signs with both secrets while a rotated one still signs', async () => {
@@ -281,8 +275,8 @@ describe('webhook delivery', () => {
       what: 'a delivery to /rotated',
     });
     expect(String(request!.headers['webhook-signature']).split(' ')).toHaveLength(2);
-    expect(verified(newSecret, request!).type).toBe('payment.created');
-    expect(verified(endpoint.secret, request!).type).toBe('payment.created');
+    expect(verifyReceived(newSecret, request!).type).toBe('payment.created');
+    expect(verifyReceived(endpoint.secret, request!).type).toBe('payment.created');
   });
 
   it('fails after the last retry, and redelivery reopens the failed delivery', async () => {
@@ -464,7 +458,7 @@ describe('the stale sweep', () => {
       until: (list) => list.length >= 1,
       what: 'a delivery to /sweep',
     });
-    expect(verified(endpoint.secret, request!).data.id).toBe(payment.id);
+    expect(verifyReceived(endpoint.secret, request!).data.id).toBe(payment.id);
     expect(
       await waitFor(() => deliveryOf(event!.id, endpoint.id), {
         until: (row) => row?.status === 'succeeded',

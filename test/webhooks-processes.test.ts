@@ -1,10 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
-import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postPayment, tokenv3Body } from './fixtures/payments';
-import { type Received, type Receiver, startReceiver } from './fixtures/receiver';
+import { type Received, type Receiver, startReceiver, verifyReceived } from './fixtures/receiver';
 import { createWorld } from './fixtures/world';
 import { type Credentials, createTestStack, type TestStack } from './harness';
 import { freePort, processTracker, stopProcess } from './processes';
@@ -155,11 +154,7 @@ const webhookId = (request: Received) => String(request.headers['webhook-id']);
 /** Verifies the Standard Webhooks signature of every request (throws on the first bad one) and returns the bodies. */
 function verifyAll(secret: string, requests: Received[]) {
   return requests.map((request) => {
-    const body = new Webhook(secret).verify(request.body, {
-      'webhook-id': webhookId(request),
-      'webhook-timestamp': String(request.headers['webhook-timestamp']),
-      'webhook-signature': String(request.headers['webhook-signature']),
-    }) as { type: string; data: { id: string } };
+    const body = verifyReceived(secret, request);
     return { webhookId: webhookId(request), type: body.type, resourceId: body.data.id };
   });
 }
