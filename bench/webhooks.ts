@@ -159,6 +159,11 @@ async function writeBatch(accountId: string, size: number): Promise<void> {
   for (const event of written) committedAt.set(event.id, at);
 }
 
+/** COUNT events of `accountId`, in transactions of 100 one after another. */
+async function writeAll(accountId: string): Promise<void> {
+  for (let offset = 0; offset < COUNT; offset += 100) await writeBatch(accountId, Math.min(100, COUNT - offset));
+}
+
 /** `perSecond` events a second for `seconds`, in ticks of 100 ms, spread round-robin over the accounts. */
 async function writeAtRate(accountIds: string[], perSecond: number, seconds: number): Promise<number> {
   const perTick = perSecond / 10;
@@ -254,7 +259,7 @@ async function burst(processes: number): Promise<void> {
   const workers = await startWorkers(processes);
   const cpu = await cpuMeter(workers);
   const started = performance.now();
-  for (let offset = 0; offset < COUNT; offset += 100) await writeBatch(accountId, Math.min(100, COUNT - offset));
+  await writeAll(accountId);
   await receiver.waitFor(COUNT);
   const seconds = (receiver.lastReceipt - started) / 1000;
   const used = await cpu(COUNT);
@@ -280,7 +285,7 @@ async function backlog(processes: number): Promise<void> {
   await vacuumAnalyze(url);
   const receiver = await startReceiver();
   const accountId = await subscribedAccount(receiver);
-  for (let offset = 0; offset < COUNT; offset += 100) await writeBatch(accountId, Math.min(100, COUNT - offset));
+  await writeAll(accountId);
   const workers = spawnWorkers(processes);
   await receiver.waitFor(1);
   const cpu = await cpuMeter(workers);
