@@ -124,7 +124,7 @@ export async function fanOut(deps: RelayDeps, leaseMs: number): Promise<{ claime
     for (const row of rows) {
       const { endpointId, body } = row;
       if (endpointId !== null && body !== null) {
-        toMake.set(pairKey({ ...row, endpointId }), { ...row, endpointId, body });
+        toMake.set(pairKey({ eventId: row.eventId, endpointId }), { ...row, endpointId, body });
       }
     }
     if (toMake.size === 0) return { result: { claimed: eventIds.length }, pending: [unqueued] };
