@@ -1,15 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { paymentOutcomesPart } from '../services/payments/src/payments/payments.repository';
 import { accountClock, accountsAhead, dueRecords } from '../services/settlement/src/settlement/settlement.repository';
 import { claimUnrelayed, staleDeliveries } from '../services/webhooks/src/relay/relay';
 import { createMerchant } from './fixtures/merchants';
 import { createCardToken, createPayment, tokenv3Body } from './fixtures/payments';
-import { copyRow, rowsRead, statementOf } from './fixtures/scans';
+import { copyRow, pagesRead, rowsRead, statementOf } from './fixtures/scans';
 import { type Credentials, createTestStack, type TestStack } from './harness';
 
 /**
  * The background rounds (the outbox relay, the settlement pass, the stale-delivery sweep) read the few rows they
  * take, not the tables they take them from: each claim runs under EXPLAIN ANALYZE beside thousands of rows it must
- * not touch, and the rows its plan read from that table are counted. A plan that scans a table whole shows as a
+ * not touch, and the rows its plan read from that table are counted. So does a payment's outcome, the one write of
+ * the payment path that found its rows through a partial index. A plan that scans a table whole shows as a
  * count in CI, never as a time (docs/decisions.md, "Performance: scans that grew with the tables").
  */
 
@@ -117,6 +119,53 @@ describe('what a background round reads', () => {
       await stack.sql`analyze payments`;
       expect(await claim({ limit: 100 })).toEqual({ read: 100, found: 100 });
     });
+  });
+
+  it("a payment's outcome reads its own records, not the entries every recorded one left in the processing index", async () => {
+    const [merchantId, tokenId] = await Promise.all([createMerchant(stack, creds), createCardToken(stack, creds)]);
+    const template = (await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }))).body.data.id;
+    const copy = (prefix: string, count: number) =>
+      copyRow(
+        stack.sql,
+        { table: 'payments', id: template },
+        {
+          prefix,
+          count,
+          set: { request_id: null, settle_at: null, status: 'processing', processing_since: new Date() },
+        },
+      );
+    // Records in flight, then recorded as phase 3 records them: their entries in the processing index stay, dead,
+    // until the table is vacuumed (autovacuum's threshold is a fifth of the table).
+    await copy('pay_recorded', BYSTANDERS);
+    await stack.sql`update payments set status = 'pending', processing_since = null where id like 'pay_recorded%'`;
+    await copy('pay_in_flight', 1);
+    await stack.sql`analyze payments`;
+    const statement = paymentOutcomesPart([
+      {
+        id: 'pay_in_flight1',
+        outcome: {
+          status: 'pending',
+          code: '00',
+          message: 'Approved',
+          authCode: 'A00001',
+          avsResult: null,
+          card: null,
+          settleAt: null,
+          authorizationExpiresAt: null,
+          failedAt: null,
+          updatedAt: new Date(),
+        },
+      },
+    ]);
+    // As the statement runs in the service: prepared, on its generic plan (chosen once per connection). Its record
+    // is one index descent and one heap page; through the processing index it was every dead version's page too.
+    const pages = await stack.sql.begin(async (tx) => {
+      await tx`set local plan_cache_mode = force_generic_plan`;
+      return pagesRead(tx as unknown as Parameters<typeof pagesRead>[0], statement, 'payments');
+    });
+    expect(pages).toBeLessThanOrEqual(4);
+    const [recorded] = await stack.sql`select status, processing_since from payments where id = 'pay_in_flight1'`;
+    expect(recorded).toEqual({ status: 'pending', processing_since: null });
   });
 
   it('the stale sweep reads the deliveries in flight, not every delivery ever made nor those leased', async () => {

@@ -86,13 +86,20 @@ const outcomeKeys = [
   'failedAt',
   'updatedAt',
 ] as const satisfies readonly (keyof PaymentOutcome)[];
-// One row per record, the outcome's columns cast back from text (group commit: one statement for a batch).
+/**
+ * One row per record, the outcome's columns cast back from text (group commit: one statement for a batch), each only
+ * while its record is still in flight: `processing_since` is set exactly while a record is `processing` (phase 1
+ * sets it, this clears it). Not `status = 'processing'`, which is payments_processing_idx's predicate: the planner
+ * then read that partial index, whose entries for every record recorded since the table's last vacuum are dead (an
+ * outcome is a non-HOT update, and a bitmap scan never marks them), so each batch's cost grew with the payments
+ * made (docs/decisions.md, "Performance: scans that grew with the tables"). Records are found by primary key.
+ */
 const RECORD_OUTCOMES = `update payments set ${outcomeKeys
   .map((key) => `"${payments[key].name}" = o."${payments[key].name}"::${payments[key].getSQLType()}`)
   .join(', ')}, processing_since = null
   from unnest($1::text[], ${outcomeKeys.map((_, index) => `$${index + 2}::text[]`).join(', ')})
     as o(id, ${outcomeKeys.map((key) => `"${payments[key].name}"`).join(', ')})
-  where payments.id = o.id and payments.status = 'processing'`;
+  where payments.id = o.id and payments.processing_since is not null`;
 
 /**
  * The outcomes of `processing` records as one write to send with others, however many (group commit); each
