@@ -32,12 +32,15 @@ import { NODE_FLAGS } from './servers';
  * (requests beyond the first of each event: at-least-once allows them, so they are shown, not hidden); the burst,
  * backlog and sustained ones the CPU each delivery took in the webhooks processes, PostgreSQL and this process (the event writer and receivers),
  * and the write-ahead log written per delivery (counted from a checkpoint, so each run writes the same full pages).
- * BENCH_WORKER_NODE_ARGS passes Node flags to the webhooks processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * BENCH_WORKER_NODE_ARGS passes Node flags to the webhooks processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`);
+ * BENCH_WEBHOOK_SCENARIOS runs only some, by name (comma-separated: burst1, burst2, backlog1, backlog2, sustained,
+ * slow; all by default), e.g. to compare two trees on one scenario back to back.
  * Numbers only: nothing here is asserted.
  */
 const COUNT = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
 const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 1000);
 const SUSTAINED_SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 30);
+const HISTORY = Number(process.env.BENCH_WEBHOOK_HISTORY ?? 100_000);
 const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/pps_bench_webhooks';
 
 const outdir = join('.tmp', `bench-dist-${randomBytes(3).toString('hex')}`);
@@ -101,7 +104,7 @@ async function startReceiver(delayMs = 0): Promise<Receiver> {
 }
 
 /** An account with one endpoint at `receiver`; returns the account id. */
-async function subscribedAccount(receiver: Receiver): Promise<string> {
+async function subscribedAccount(receiver: Pick<Receiver, 'url'>): Promise<string> {
   const { account } = await createAccount({
     ctx: { db: database.db, clock: systemClock, log: createLogger({ level: 'warn', name: 'bench' }) },
     input: { name: `webhook bench ${randomBytes(3).toString('hex')}` },
@@ -117,6 +120,41 @@ async function subscribedAccount(receiver: Receiver): Promise<string> {
     updatedAt: now,
   });
   return account.id;
+}
+
+/**
+ * HISTORY events delivered before the run (a day ago, each with its delivery and one attempt, to an endpoint of an
+ * account of their own), as a platform in use has: the tables the scenarios write are then not empty. On empty
+ * tables the planner's choices are those of a database just made, not of one in use: a statement prepared while
+ * the deliveries were a few pages keeps a plan that reads them all (its generic plan, which an ANALYZE would replace;
+ * autovacuum does, within a minute, on a database in use, and this machine's cluster runs without it).
+ */
+async function seedHistory(): Promise<void> {
+  if (HISTORY === 0) return;
+  const endpointAccount = await subscribedAccount({ url: 'http://127.0.0.1:9/history' });
+  const [endpoint] = await database.sql<{ id: string }[]>`
+    select id from webhook_endpoints where account_id = ${endpointAccount}`;
+  const payload = JSON.stringify({ type: 'payment.completed', data: { type: 'payments', attributes: {} } });
+  const dayAgo = Date.now() - 86_400_000;
+  for (let offset = 0; offset < HISTORY; offset += 10_000) {
+    const size = Math.min(10_000, HISTORY - offset);
+    const at = Array.from({ length: size }, (_, index) => dayAgo + offset + index);
+    const eventIds = at.map((time) => newId('event', time));
+    const deliveryIds = at.map((time) => newId('delivery', time));
+    const createdAt = at.map((time) => new Date(time).toISOString());
+    await database.sql.begin(async (tx) => {
+      await tx`insert into events (id, account_id, type, resource_type, resource_id, sequence, payload, created_at)
+        select id, ${endpointAccount}, 'payment.completed', 'payments', 'pay_' || id, 1, ${payload}::jsonb, at::timestamptz
+        from unnest(${eventIds}::text[], ${createdAt}::text[]) as e(id, at)`;
+      await tx`insert into webhook_deliveries (id, account_id, endpoint_id, event_id, status, attempts, last_status_code,
+          completed_at, created_at, updated_at)
+        select id, ${endpointAccount}, ${endpoint?.id ?? ''}, event_id, 'succeeded', 1, 204, at::timestamptz,
+          at::timestamptz, at::timestamptz
+        from unnest(${deliveryIds}::text[], ${eventIds}::text[], ${createdAt}::text[]) as d(id, event_id, at)`;
+      await tx`insert into webhook_attempts (delivery_id, attempt, status_code, latency_ms, created_at)
+        select id, 1, 204, 3, at::timestamptz from unnest(${deliveryIds}::text[], ${createdAt}::text[]) as a(id, at)`;
+    });
+  }
 }
 
 /** `count` webhooks processes on one queue prefix, just spawned. */
@@ -358,14 +396,29 @@ async function slowNeighbour(): Promise<void> {
   slow.server.close();
 }
 
-await burst(1);
-await burst(2);
-await backlog(1);
-await backlog(2);
-await sustained();
-await slowNeighbour();
+const scenarios: Record<string, () => Promise<void>> = {
+  burst1: () => burst(1),
+  burst2: () => burst(2),
+  backlog1: () => backlog(1),
+  backlog2: () => backlog(2),
+  sustained,
+  slow: slowNeighbour,
+};
+await seedHistory();
+const chosen = (process.env.BENCH_WEBHOOK_SCENARIOS ?? Object.keys(scenarios).join(',')).split(',');
+for (const name of chosen) {
+  const scenario = scenarios[name.trim()];
+  if (!scenario) throw new Error(`BENCH_WEBHOOK_SCENARIOS: no scenario ${name} (${Object.keys(scenarios).join(', ')})`);
+  await scenario();
+}
 
-const [one, two, drainedByOne, drainedByTwo] = rows;
+/** The row of a burst or a backlog with `processes` processes, when it ran. */
+const rowFor = (kind: 'burst' | 'backlog', processes: number) =>
+  rows.find(
+    (row) =>
+      row.scenario.startsWith(`${kind} of`) &&
+      row.scenario.endsWith(`, ${processes} process${processes > 1 ? 'es' : ''}`),
+  );
 console.log('\nwebhooks processes on loopback, receivers in this process\n');
 console.log(
   '| scenario | deliveries | deliveries/s | lag p50 ms | lag p99 ms | repeats | CPU ms per delivery: webhooks · PostgreSQL · this process | cores busy: webhooks · all | WAL bytes per delivery |',
@@ -377,9 +430,10 @@ for (const row of rows) {
     `| ${row.scenario} | ${row.deliveries.toLocaleString('en-US')} | ${row.perSecond.toLocaleString('en-US')} | ${row.p50 ?? '—'} | ${row.p99 ?? '—'} | ${row.repeats} | ${cpu} | ${coresBusy(row)} | ${row.cpu?.walBytes.toLocaleString('en-US') ?? '—'} |`,
   );
 }
-const ratio = (a?: Row, b?: Row) => ((b?.perSecond ?? 0) / (a?.perSecond ?? 1)).toFixed(2);
-console.log(
-  `\nTwo processes / one: ${ratio(one, two)}× in the burst, ${ratio(drainedByOne, drainedByTwo)}× draining a backlog`,
-);
+const ratio = (kind: 'burst' | 'backlog') => {
+  const [one, two] = [rowFor(kind, 1), rowFor(kind, 2)];
+  return one && two ? `${(two.perSecond / one.perSecond).toFixed(2)}×` : '—';
+};
+console.log(`\nTwo processes / one: ${ratio('burst')} in the burst, ${ratio('backlog')} draining a backlog`);
 await database.close();
 process.exit(0);
