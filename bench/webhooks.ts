@@ -134,6 +134,7 @@ async function seedHistory(): Promise<void> {
   const endpointAccount = await subscribedAccount({ url: 'http://127.0.0.1:9/history' });
   const [endpoint] = await database.sql<{ id: string }[]>`
     select id from webhook_endpoints where account_id = ${endpointAccount}`;
+  if (!endpoint) throw new Error('the history endpoint was not made');
   const payload = JSON.stringify({ type: 'payment.completed', data: { type: 'payments', attributes: {} } });
   const dayAgo = Date.now() - 86_400_000;
   for (let offset = 0; offset < HISTORY; offset += 10_000) {
@@ -148,7 +149,7 @@ async function seedHistory(): Promise<void> {
         from unnest(${eventIds}::text[], ${createdAt}::text[]) as e(id, at)`;
       await tx`insert into webhook_deliveries (id, account_id, endpoint_id, event_id, status, attempts, last_status_code,
           completed_at, created_at, updated_at)
-        select id, ${endpointAccount}, ${endpoint?.id ?? ''}, event_id, 'succeeded', 1, 204, at::timestamptz,
+        select id, ${endpointAccount}, ${endpoint.id}, event_id, 'succeeded', 1, 204, at::timestamptz,
           at::timestamptz, at::timestamptz
         from unnest(${deliveryIds}::text[], ${eventIds}::text[], ${createdAt}::text[]) as d(id, event_id, at)`;
       await tx`insert into webhook_attempts (delivery_id, attempt, status_code, latency_ms, created_at)
@@ -404,13 +405,15 @@ const scenarios: Record<string, () => Promise<void>> = {
   sustained,
   slow: slowNeighbour,
 };
-await seedHistory();
-const chosen = (process.env.BENCH_WEBHOOK_SCENARIOS ?? Object.keys(scenarios).join(',')).split(',');
-for (const name of chosen) {
-  const scenario = scenarios[name.trim()];
-  if (!scenario) throw new Error(`BENCH_WEBHOOK_SCENARIOS: no scenario ${name} (${Object.keys(scenarios).join(', ')})`);
-  await scenario();
+const chosen = (process.env.BENCH_WEBHOOK_SCENARIOS ?? Object.keys(scenarios).join(','))
+  .split(',')
+  .map((name) => name.trim());
+const unknown = chosen.filter((name) => !(name in scenarios));
+if (unknown.length > 0) {
+  throw new Error(`BENCH_WEBHOOK_SCENARIOS: no scenario ${unknown.join(', ')} (${Object.keys(scenarios).join(', ')})`);
 }
+await seedHistory();
+for (const name of chosen) await scenarios[name]?.();
 
 /** The row of a burst or a backlog with `processes` processes, when it ran. */
 const rowFor = (kind: 'burst' | 'backlog', processes: number) =>
