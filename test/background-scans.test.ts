@@ -10,9 +10,9 @@ import { type Credentials, createTestStack, type TestStack } from './harness';
 /**
  * The background rounds (the outbox relay, the settlement pass, the stale-delivery sweep) read the few rows they
  * take, not the tables they take them from: each claim runs under EXPLAIN ANALYZE beside thousands of rows it must
- * not touch, and the rows its plan read from that table are counted. So does a payment's outcome, the one write of
- * the payment path that found its rows through a partial index. A plan that scans a table whole shows as a
- * count in CI, never as a time (docs/decisions.md, "Performance: scans that grew with the tables").
+ * not touch, and the rows its plan read from that table are counted. So does a payment's outcome, whose update of
+ * its records once found them through a partial index. A plan that scans a table whole shows as a count in CI,
+ * never as a time (docs/decisions.md, "Performance: scans that grew with the tables").
  */
 
 /** Rows that were done with long ago, beside the few each claim should find. */
