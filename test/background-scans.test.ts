@@ -161,7 +161,7 @@ describe('what a background round reads', () => {
     // is one index descent and one heap page; through the processing index it was every dead version's page too.
     const pages = await stack.sql.begin(async (tx) => {
       await tx`set local plan_cache_mode = force_generic_plan`;
-      return pagesRead(tx as unknown as Parameters<typeof pagesRead>[0], statement, 'payments');
+      return pagesRead(tx, statement, 'payments');
     });
     expect(pages).toBeLessThanOrEqual(4);
     const [recorded] = await stack.sql`select status, processing_since from payments where id = 'pay_in_flight1'`;
