@@ -179,7 +179,7 @@ function spawnWorkers(count: number): ChildProcess[] {
 /**
  * `count` webhooks processes on one queue prefix, each listening once its relay is up, and warm: WARMUP events of an
  * account of their own delivered to a receiver of their own. Cold, one process drained a backlog of 10,000 at 0.17 to
- * 0.21 ms of CPU per delivery; after 30,000 more, at 0.12 (docs/decisions.md).
+ * 0.19 ms of CPU per delivery, and one of 40,000, where its first seconds weigh less, at 0.12 (docs/decisions.md).
  */
 async function startWorkers(count: number): Promise<ChildProcess[]> {
   const workers = spawnWorkers(count);
