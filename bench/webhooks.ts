@@ -17,10 +17,10 @@ import { freshDatabase, vacuumAnalyze } from './fresh-database';
 import { NODE_FLAGS } from './servers';
 
 /**
- * `npm run bench:webhooks`: events written to the outbox (transactions of 100) and delivered by real webhooks
- * processes (the compiled `webhooks.js`, started as production starts it: relay + delivery workers) to local
- * receivers subscribed to everything, on a database of its own made afresh (BENCH_DATABASE_URL, default
- * pps_bench_webhooks). Five scenarios:
+ * `npm run bench:webhooks`: events written to the outbox (in transactions of 100, a backlog in one) and delivered
+ * by real webhooks processes (the compiled `webhooks.js`, started as production starts it: relay + delivery workers)
+ * to local receivers subscribed to everything, on a database of its own made afresh (BENCH_DATABASE_URL, default
+ * pps_bench_webhooks). Six scenarios, of four kinds:
  * - **burst, 1 process** and **burst, 2 processes**: BENCH_WEBHOOK_EVENTS (10,000) written at once, one endpoint:
  *   deliveries per second until the last is received, and the ratio of two processes to one;
  * - **backlog, 1 process** and **backlog, 2 processes**: BENCH_WEBHOOK_BACKLOG events (40,000) committed at once, in
