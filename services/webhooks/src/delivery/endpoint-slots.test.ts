@@ -69,5 +69,22 @@ describe('endpoint slots', () => {
       // Another endpoint's step-asides are its own.
       expect(slots.stepAsideMs('other')).toBeLessThan(1000);
     });
+
+    it("steps a fast endpoint's backlog aside briefly when its slots stall once", async () => {
+      vi.useFakeTimers();
+      const slots = new EndpointSlots(1);
+      for (let i = 0; i < 5; i++) {
+        expect(await slots.acquire('fast', 0)).toBe(true);
+        slots.release('fast', 1);
+      }
+      // Its one slot held 300 ms with no answer: slow for now, so its backlog steps aside at once.
+      expect(await slots.acquire('fast', 0)).toBe(true);
+      vi.advanceTimersByTime(300);
+      expect(slots.waitFor('fast', 100)).toBe(0);
+      // 500 of them: about four times the stall, jittered up to twice that, not 500 stalls ÷ 1 slot (the bound).
+      const delays = Array.from({ length: 500 }, () => slots.stepAsideMs('fast'));
+      for (const delay of delays) expect(delay).toBeGreaterThanOrEqual(1200);
+      for (const delay of delays) expect(delay).toBeLessThan(2400);
+    });
   });
 });

@@ -39,7 +39,9 @@ export class EndpointSlots {
    * How long a delivery that found no slot steps aside (counted as one more step-aside of its endpoint): about four
    * answer times, or, when more have stepped aside lately than the endpoint takes in that time, as long as its
    * slots need to take them all (recent step-asides × answer time ÷ slots), so a slow endpoint's backlog comes back
-   * about as fast as the endpoint takes it rather than every few answer times; jittered, within bounds.
+   * about as fast as the endpoint takes it rather than every few answer times; jittered, within bounds. The backlog's
+   * share uses the answer time the endpoint has shown, when it has answered: a stall of all its slots makes a fast
+   * endpoint slow for now, not each of its waiting deliveries as long as the stall.
    */
   stepAsideMs(endpointId: string): number {
     const now = Date.now();
@@ -48,7 +50,8 @@ export class EndpointSlots {
     this.asides.set(endpointId, { count, at: now });
     if (this.asides.size > 10_000) this.asides.clear();
     const typical = this.typicalMs(endpointId);
-    const base = Math.max(MIN_DELAY_MS, typical * 4, (count * typical) / this.limit);
+    const answered = this.answerMs.get(endpointId) ?? typical;
+    const base = Math.max(MIN_DELAY_MS, typical * 4, (count * answered) / this.limit);
     return Math.min(MAX_DELAY_MS, base * (1 + Math.random()));
   }
 
