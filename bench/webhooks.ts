@@ -34,8 +34,9 @@ import { NODE_FLAGS } from './servers';
  * compiling its code; a deployment's processes have run for a while).
  * Each reports the commit-to-receipt lag (p50, p99; not for a backlog) and the repeats its receiver got by then
  * (requests beyond the first of each event: at-least-once allows them, so they are shown, not hidden); the burst,
- * backlog and sustained ones the CPU each delivery took in the webhooks processes, PostgreSQL and this process (the event writer and receivers),
- * and the write-ahead log written per delivery (counted from a checkpoint, so each run writes the same full pages).
+ * backlog and sustained ones the CPU each delivery took in the webhooks processes, PostgreSQL and this process (the
+ * event writer and receivers), and the write-ahead log written per delivery (counted from a checkpoint, so each run
+ * writes the same full pages).
  * BENCH_WORKER_NODE_ARGS passes Node flags to the webhooks processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`);
  * BENCH_WEBHOOK_SCENARIOS runs only some, by name (comma-separated: burst1, burst2, backlog1, backlog2, sustained,
  * slow; all by default), e.g. to compare two trees on one scenario back to back.

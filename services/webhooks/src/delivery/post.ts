@@ -19,9 +19,10 @@ const timedOut = () => Object.assign(new Error('the request timed out'), { name:
  * read as it arrives, with no body stream, abort signal or promise of undici's per request: a delivery takes the
  * webhooks process about a fifth less CPU than with undici's `request` (docs/decisions.md). Redirects are not
  * followed. The whole request has `timeoutMs`: past it the promise rejects with a `TimeoutError` at once, and the
- * request is aborted as soon as it can be (a connection still being made is aborted once made). A success's body is read to its end (so the
- * connection serves the next request) up to 128 KiB; an error's only as far as BODY_START_BYTES; in either case the
- * connection is closed rather than read further. Rejects with the network's error otherwise.
+ * request is aborted as soon as it can be (a connection still being made is aborted once made). A success's body is
+ * read to its end (so the connection serves the next request) up to 128 KiB; an error's only as far as
+ * BODY_START_BYTES; in either case the connection is closed rather than read further. Rejects with the network's
+ * error otherwise.
  */
 export function post(
   agent: Dispatcher,
