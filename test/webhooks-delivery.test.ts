@@ -1,7 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { newId } from '@pps/shared/ids';
+import { createLogger } from '@pps/shared/logger';
 import { jobs } from '@pps/shared/queues';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { attemptDelivery } from '../services/webhooks/src/delivery/delivery-job';
+import { deliveryJobDeps } from '../services/webhooks/src/deps';
 import { reclaimLapsedLeases, requeueStale } from '../services/webhooks/src/relay/relay';
 import { createPayment, postPayment, refundBody, tokenv3Body } from './fixtures/payments';
 import { type Received, type Receiver, startReceiver, verifyReceived } from './fixtures/receiver';
@@ -395,6 +398,48 @@ describe('no head-of-line blocking', () => {
         )?.[1] ?? 0,
       );
     await waitFor(handedOff, { until: (n) => n >= 1, what: 'a first attempt handed off' });
+  });
+});
+
+describe('step-asides', () => {
+  it("counts an endpoint's step-asides, not its first attempts waiting in line again in the process", async () => {
+    const config = { ...stack.config, WEBHOOK_ENDPOINT_CONCURRENCY: 1 };
+    const deps = deliveryJobDeps({ config, db: stack.db, log: createLogger({ level: 'silent' }) });
+    const slots = deps.endpointSlots;
+    try {
+      // A fast endpoint (it answered in 50 ms) whose one slot is taken.
+      expect(await slots.acquire('whk_one_slot', 0)).toBe(true);
+      slots.release('whk_one_slot', 50);
+      expect(await slots.acquire('whk_one_slot', 0)).toBe(true);
+      const loaded = {
+        id: 'del_waiting',
+        status: 'pending' as const,
+        attempts: 0,
+        endpointId: 'whk_one_slot',
+        eventId: 'evt_waiting',
+        eventCreatedAt: new Date(),
+        body: '{}',
+        url: receiver.url('/one-slot'),
+        enabled: true,
+        deletedAt: null,
+        secretEnc: '',
+        previousSecretEnc: null,
+        previousSecretExpiresAt: null,
+      };
+      // 200 first attempts wait out their turn: each is busy, and its process puts it back in line (no step-aside).
+      const results = await Promise.all(
+        Array.from({ length: 200 }, () =>
+          attemptDelivery(deps, { deliveryId: loaded.id, endpointId: loaded.endpointId, loaded }, true),
+        ),
+      );
+      for (const result of results) expect(result).toMatchObject({ kind: 'busy', slow: false });
+      // The first delivery that does step aside comes back in about four answer times (at least 500 ms, jittered up
+      // to twice that). Had the 200 counted as step-asides, their backlog would have set it: 200 × 50 ms ÷ 1 slot.
+      expect(slots.stepAsideMs(loaded.endpointId)).toBeLessThan(5000);
+    } finally {
+      slots.release('whk_one_slot');
+      await deps.agent.close();
+    }
   });
 });
 

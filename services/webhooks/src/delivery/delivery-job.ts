@@ -12,13 +12,15 @@ const SLOT_WAIT_MS = 100;
 
 /**
  * What one attempt came to: nothing to do (no longer pending), done for good, recorded with a retry due in
- * `delayMs`, or not made because the endpoint's slots stayed busy (to run again in `delayMs`; `slow`: the endpoint
- * answers slowly, so the attempt did not wait at all).
+ * `delayMs`, or not made because the endpoint's slots stayed busy (`slow`: the endpoint answers slowly, so the
+ * attempt did not wait at all). A busy attempt that steps aside asks the slots for how long
+ * (`EndpointSlots.stepAsideMs`) when it does: a first attempt that only waits in line again in its process is not
+ * one of the endpoint's step-asides.
  */
 export type AttemptResult =
   | { kind: 'skipped' | 'done' }
   | { kind: 'retry'; delayMs: number; reason: string }
-  | { kind: 'busy'; delayMs: number; slow: boolean };
+  | { kind: 'busy'; slow: boolean };
 
 /**
  * One attempt of one webhook delivery (docs/design.md, Webhook delivery), made by a delivery job or, for a first
@@ -41,9 +43,7 @@ export async function attemptDelivery(
   const waitMs = slots.waitFor(endpointId, SLOT_WAIT_MS);
   // A slow endpoint's backlog comes back here again and again while its slots are taken: it steps aside before
   // reading anything.
-  if (waitMs === 0 && slots.full(endpointId)) {
-    return { kind: 'busy', delayMs: Math.round(slots.stepAsideMs(endpointId)), slow: true };
-  }
+  if (waitMs === 0 && slots.full(endpointId)) return { kind: 'busy', slow: true };
   const loaded = delivery.loaded ?? (await deps.io.load(deliveryId));
   if (loaded?.status !== 'pending') {
     metrics?.webhookDeliveries.inc({ outcome: 'skipped' });
@@ -54,9 +54,7 @@ export async function attemptDelivery(
     metrics?.webhookDeliveries.inc({ outcome: 'failed' });
     return { kind: 'done' };
   }
-  if (!(await slots.acquire(endpointId, waitMs))) {
-    return { kind: 'busy', delayMs: Math.round(slots.stepAsideMs(endpointId)), slow: waitMs === 0 };
-  }
+  if (!(await slots.acquire(endpointId, waitMs))) return { kind: 'busy', slow: waitMs === 0 };
   const sent = await sendDelivery(deps, loaded).catch((error: unknown) => {
     slots.release(endpointId);
     throw error;
@@ -85,7 +83,9 @@ export const webhookDelivery: JobHandler<DeliveryJobDeps, 'webhookDelivery'> = a
     if (!isDatabaseUnavailable(error)) throw error;
     throw new RunLater(databaseRetryMs(), 'database unavailable');
   });
-  if (result.kind === 'busy') throw new RunLater(result.delayMs, 'endpoint slots busy');
+  if (result.kind === 'busy') {
+    throw new RunLater(Math.round(deps.endpointSlots.stepAsideMs(payload.endpointId)), 'endpoint slots busy');
+  }
   if (result.kind === 'retry') throw new RetryLater(result.delayMs, result.reason);
 };
 

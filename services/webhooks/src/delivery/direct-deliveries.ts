@@ -118,7 +118,7 @@ export class DirectDeliveries {
           this.#waiting.push(delivery);
           return;
         }
-        return this.#handOff(delivery, result.delayMs);
+        return this.#handOff(delivery, Math.round(this.#deps.endpointSlots.stepAsideMs(delivery.endpointId)));
       }
       if (result.kind === 'retry') this.#onRetry();
     } catch (error) {

@@ -36,7 +36,8 @@ export class EndpointSlots {
   }
 
   /**
-   * How long a delivery that found no slot steps aside (counted as one more step-aside of its endpoint): about four
+   * How long a delivery that found no slot steps aside (counted as one more step-aside of its endpoint; asked only
+   * when it does: a job run later, a first attempt handed to a job, never one waiting in line again): about four
    * answer times, or, when more have stepped aside lately than the endpoint takes in that time, as long as its
    * slots need to take them all (recent step-asides × answer time ÷ slots), so a slow endpoint's backlog comes back
    * about as fast as the endpoint takes it rather than every few answer times; jittered, within bounds. The backlog's
