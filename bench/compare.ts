@@ -6,7 +6,7 @@ import autocannon from 'autocannon';
 import { build } from '../scripts/build';
 import { cpuPerRequest, sampleCpu } from './cpu';
 import { freshDatabase, vacuumAnalyze } from './fresh-database';
-import { startServer, stopAll, type Target } from './servers';
+import { benchQueuePrefix, startServer, stopAll, type Target } from './servers';
 import { prepareWorld, type World } from './world';
 
 /**
@@ -36,7 +36,7 @@ try {
 
   const env = (database: string) => ({
     DATABASE_URL: `${POSTGRES}/${database}`,
-    QUEUE_PREFIX: `pps-compare-${randomBytes(3).toString('hex')}`,
+    QUEUE_PREFIX: benchQueuePrefix('compare'),
     RATE_LIMIT_RPS: '0',
     AUTH_FAILURE_LIMIT: '0',
     DATABASE_POOL_SIZE: '20',

@@ -6,7 +6,7 @@ import autocannon from 'autocannon';
 import { build } from '../scripts/build';
 import { cpuPerRequest, sampleCpu } from './cpu';
 import { freshDatabase, vacuumAnalyze } from './fresh-database';
-import { startServer, stopAll } from './servers';
+import { benchQueuePrefix, startServer, stopAll } from './servers';
 import { prepareWorld, type World } from './world';
 
 /**
@@ -70,7 +70,7 @@ async function measure(latencyMs: number, connections: number, readConnections: 
   await freshDatabase(database);
   const server = await startServer([join(outdir, 'start.js')], {
     DATABASE_URL: database,
-    QUEUE_PREFIX: `pps-bench-${randomBytes(3).toString('hex')}`,
+    QUEUE_PREFIX: benchQueuePrefix('bench'),
     RATE_LIMIT_RPS: '0',
     AUTH_FAILURE_LIMIT: '0',
     DATABASE_POOL_SIZE: process.env.BENCH_POOL_SIZE ?? '20',

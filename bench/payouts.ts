@@ -11,6 +11,7 @@ import { enqueue, queues } from '@pps/shared/queues';
 import { Queue } from 'bullmq';
 import { sampleCpu } from './cpu';
 import { freshDatabase } from './fresh-database';
+import { benchQueuePrefix, removeBenchKeys } from './servers';
 
 /**
  * `npm run bench:payouts`: seeds BENCH_PAYOUT_MERCHANTS (default 10,000) merchants straight into a database of their
@@ -56,6 +57,7 @@ for (const row of rows) {
     `| ${row.processes} | ${row.seconds.toFixed(2)} | ${Math.round(row.perSecond).toLocaleString('en-US')} | ${ratio} | ${cpu} | ${row.cores.toFixed(2)} of ${availableParallelism()} | ${files} |`,
   );
 }
+await removeBenchKeys();
 process.exit(0);
 
 async function run(processes: number): Promise<Row> {
@@ -68,7 +70,7 @@ async function run(processes: number): Promise<Row> {
     NODE_ENV: 'test',
     LOG_LEVEL: 'error',
     DATABASE_URL: url,
-    QUEUE_PREFIX: `pps-bench-${randomBytes(4).toString('hex')}`,
+    QUEUE_PREFIX: benchQueuePrefix('bench'),
     // Only the runs enqueued below: the schedulers' first runs find nothing due, the next are an hour away.
     SETTLEMENT_INTERVAL_SECONDS: '3600',
     PAYOUT_INTERVAL_SECONDS: '3600',

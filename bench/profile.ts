@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { build } from '../scripts/build';
 import { freshDatabase } from './fresh-database';
-import { startServer, stopAll } from './servers';
+import { benchQueuePrefix, startServer, stopAll } from './servers';
 import { prepareWorld } from './world';
 
 /**
@@ -26,7 +26,7 @@ const { base } = await startServer(['--cpu-prof', `--cpu-prof-dir=${profiles}`, 
   RATE_LIMIT_RPS: '0',
   AUTH_FAILURE_LIMIT: '0',
   DATABASE_POOL_SIZE: '20',
-  QUEUE_PREFIX: `pps-profile-${randomBytes(3).toString('hex')}`,
+  QUEUE_PREFIX: benchQueuePrefix('profile'),
 });
 const world = await prepareWorld(base, 'dev-admin-token');
 const result = await autocannon(

@@ -6,7 +6,7 @@ import autocannon from 'autocannon';
 import { build } from '../scripts/build';
 import { cpuPerRequest, sampleCpu } from './cpu';
 import { freshDatabase, vacuumAnalyze } from './fresh-database';
-import { startServer, stopAll, type Target } from './servers';
+import { benchQueuePrefix, startServer, stopAll, type Target } from './servers';
 import { prepareWorld, type World } from './world';
 
 /**
@@ -77,7 +77,7 @@ try {
 
   const platformEnv = {
     DATABASE_URL: platformDb,
-    QUEUE_PREFIX: `pps-bench-${randomBytes(3).toString('hex')}`,
+    QUEUE_PREFIX: benchQueuePrefix('bench'),
     RATE_LIMIT_RPS: '0',
     AUTH_FAILURE_LIMIT: '0',
     // The baseline's pool, so both wait on the same number of connections.

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { isAlive, queuePrefix, removeQueueKeys, testRedisUrl } from '@pps/shared/testing';
 import { freePort, stopProcess } from '../test/processes';
 
 /** A server the bench started: where to load it, and the processes whose memory is sampled. */
@@ -55,7 +56,16 @@ async function waitFor(url: string, deadline = Date.now() + 30_000) {
   throw new Error(`${url} did not come up`);
 }
 
-/** Stops the given processes (SIGTERM, waiting for each), or every server the bench started. */
-export function stopAll(processes: ChildProcess[] = started) {
-  return Promise.all(processes.map((child) => stopProcess(child)));
+/** Stops the given processes (SIGTERM, waiting for each), or every server the bench started and its Redis keys. */
+export async function stopAll(processes?: ChildProcess[]) {
+  await Promise.all((processes ?? started).map((child) => stopProcess(child)));
+  if (!processes) await removeBenchKeys();
 }
+
+const RUN_ID = String(process.pid);
+
+/** A QUEUE_PREFIX of this bench run (`queuePrefix`, the run being this process): `removeBenchKeys` deletes its keys. */
+export const benchQueuePrefix = (kind: string, options?: { hashTag?: boolean }) => queuePrefix(kind, RUN_ID, options);
+
+/** Deletes the Redis keys of this run's queue prefixes (once its servers are stopped), and of runs whose process is gone. */
+export const removeBenchKeys = () => removeQueueKeys(testRedisUrl(), (run) => run === RUN_ID || !isAlive(Number(run)));

@@ -6,6 +6,7 @@ import { createDatabase } from '@pps/shared/db';
 import { newId } from '@pps/shared/ids';
 import { createLogger } from '@pps/shared/logger';
 import { freshDatabase } from './fresh-database';
+import { benchQueuePrefix, removeBenchKeys } from './servers';
 
 /**
  * `npm run bench:settlement`: seeds BENCH_SETTLEMENT_COUNT (default 100,000) card payments with their capture
@@ -52,6 +53,7 @@ for (const row of rows) {
   );
 }
 await database.close();
+await removeBenchKeys();
 process.exit(0);
 
 async function run(workers: number) {
@@ -62,7 +64,7 @@ async function run(workers: number) {
     NODE_ENV: 'test',
     LOG_LEVEL: 'error',
     DATABASE_URL: url,
-    QUEUE_PREFIX: `pps-bench-${randomBytes(4).toString('hex')}`,
+    QUEUE_PREFIX: benchQueuePrefix('bench'),
     SETTLEMENT_INTERVAL_SECONDS: '1',
     SETTLEMENT_BATCH_SIZE: BATCH,
     RATE_LIMIT_RPS: '0',

@@ -14,7 +14,7 @@ import { newWebhookSecret } from '@pps/shared/webhooks';
 import { build } from '../scripts/build';
 import { sampleCpu } from './cpu';
 import { freshDatabase, vacuumAnalyze } from './fresh-database';
-import { NODE_FLAGS } from './servers';
+import { benchQueuePrefix, NODE_FLAGS, removeBenchKeys } from './servers';
 
 /**
  * `npm run bench:webhooks`: events written to the outbox (in transactions of 100, a backlog in one) and delivered
@@ -168,7 +168,7 @@ async function seedHistory(): Promise<void> {
 /** `count` webhooks processes on one queue prefix, just spawned. */
 function spawnWorkers(count: number): ChildProcess[] {
   const args = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const prefix = `{pps-bench-${randomBytes(3).toString('hex')}}`;
+  const prefix = benchQueuePrefix('bench', { hashTag: true });
   return Array.from({ length: count }, () =>
     spawn(process.execPath, [...NODE_FLAGS, ...args, join(outdir, 'webhooks.js')], {
       env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'error', DATABASE_URL: url, QUEUE_PREFIX: prefix },
@@ -465,4 +465,5 @@ const ratio = (kind: 'burst' | 'backlog') => {
 };
 console.log(`\nTwo processes / one: ${ratio('burst')} in the burst, ${ratio('backlog')} draining a backlog`);
 await database.close();
+await removeBenchKeys();
 process.exit(0);

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createDatabaseFromTemplate } from '@pps/shared/testing';
+import { createDatabaseFromTemplate, queuePrefix } from '@pps/shared/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort, stopProcess } from './processes';
 import { waitFor } from './wait';
@@ -139,7 +139,7 @@ async function launch(extraEnv: Record<string, string> = {}) {
       PUBLIC_BASE_URL: base,
       DATABASE_URL: database.url,
       REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-      QUEUE_PREFIX: `{pps-build-${randomBytes(4).toString('hex')}}`,
+      QUEUE_PREFIX: queuePrefix('build', inject('runId'), { hashTag: true }),
       ADMIN_TOKEN: adminToken,
       INTERNAL_SECRET: randomBytes(24).toString('hex'),
       TOKEN_SIGNING_KEYS: `k1:${randomBytes(24).toString('hex')}`,

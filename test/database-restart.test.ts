@@ -1,7 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { queuePrefix } from '@pps/shared/testing';
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { personalMerchantAttributes } from './fixtures/merchants';
 import { billingAddress, expiryIn, refundBody, tokenv3Body } from './fixtures/payments';
 import { type Receiver, startReceiver } from './fixtures/receiver';
@@ -54,7 +55,7 @@ beforeAll(async () => {
     NODE_ENV: 'test',
     LOG_LEVEL: 'error',
     DATABASE_URL: pg.url('pps'),
-    QUEUE_PREFIX: `pps-pgrestart-${randomBytes(4).toString('hex')}`,
+    QUEUE_PREFIX: queuePrefix('pgrestart', inject('runId')),
     PORT: String(port),
     PUBLIC_BASE_URL: base,
     DEMO_ACCOUNT: 'false',

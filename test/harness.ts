@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { AuthCache, inProcessUpstream } from '@pps/gateway';
 import { createGatewayApp } from '@pps/gateway/app';
 import { createMerchantsApp } from '@pps/merchants/app';
@@ -11,7 +10,7 @@ import { createDatabase, type Database } from '@pps/shared/db';
 import { createLogger, type Logger } from '@pps/shared/logger';
 import { createMetrics } from '@pps/shared/metrics';
 import { createSettlementTrigger } from '@pps/shared/queues';
-import { createDatabaseFromTemplate } from '@pps/shared/testing';
+import { createDatabaseFromTemplate, queuePrefix } from '@pps/shared/testing';
 import { startWebhooks } from '@pps/webhooks';
 import type Redis from 'ioredis';
 import { inject } from 'vitest';
@@ -57,7 +56,7 @@ export async function createTestStack(
   const { url, drop } = await createDatabaseFromTemplate(inject('templateDatabase'), runId);
   const config: Config = testConfig({
     DATABASE_URL: url,
-    QUEUE_PREFIX: `pps-test-${runId}-${randomBytes(3).toString('hex')}`,
+    QUEUE_PREFIX: queuePrefix('test', runId),
     ...options.env,
   });
   // A read pool of its own, read-only, as in production: a GET that wrote would fail every test that makes it.

@@ -1,6 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { createDatabaseFromTemplate } from '@pps/shared/testing';
+import { createDatabaseFromTemplate, queuePrefix } from '@pps/shared/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort, processTracker, stopProcess } from './processes';
 import { getFresh, total } from './prometheus';
@@ -37,7 +36,7 @@ beforeAll(async () => {
     PORT: String(port),
     PUBLIC_BASE_URL: base,
     DATABASE_URL: database.url,
-    QUEUE_PREFIX: `pps-cluster-${randomBytes(4).toString('hex')}`,
+    QUEUE_PREFIX: queuePrefix('cluster', inject('runId')),
     DEMO_ACCOUNT: 'false',
     DEMO_PORT: '0',
   });

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queuePrefix } from '@pps/shared/testing';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { newRequestId, tokenv3Body } from './fixtures/payments';
 import { createWorld } from './fixtures/world';
 import { type Credentials, createTestStack, type TestStack } from './harness';
@@ -46,7 +46,7 @@ beforeAll(async () => {
   urls.merchants = `http://127.0.0.1:${merchants}`;
   urls.settlement = `http://127.0.0.1:${settlement}`;
   // The gateway enqueues the pass a clock move asks for; the settlement process takes it: one queue prefix.
-  const queues = { QUEUE_PREFIX: `pps-metrics-${randomBytes(4).toString('hex')}` };
+  const queues = { QUEUE_PREFIX: queuePrefix('metrics', inject('runId')) };
   start('services/merchants/src/main.ts', { MERCHANTS_PORT: String(merchants) });
   start('services/payments/src/main.ts', { PAYMENTS_PORT: String(payments) });
   start('services/settlement/src/main.ts', {

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createDataCipher } from '@pps/payments';
 import { addBusinessDays, pacificDate, startOfPacificDay } from '@pps/shared/clock';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queuePrefix } from '@pps/shared/testing';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Credentials, createTestStack, type TestStack } from './harness';
 import { processTracker, stopProcess } from './processes';
 import { waitFor } from './wait';
@@ -44,7 +45,7 @@ const settlementProcess = (env: Record<string, string>) =>
     ...env,
   });
 
-const queuePrefix = () => `pps-payouts-${randomBytes(4).toString('hex')}`;
+const newQueuePrefix = () => queuePrefix('payouts', inject('runId'));
 
 /**
  * `count` active merchants of the account with a daily schedule, a bank account version and an available balance
@@ -136,7 +137,7 @@ async function expectPaidExactlyOnce(prefix: string, count: number) {
 describe('payout processes', () => {
   it('two processes running the payout run at once pay every due merchant exactly once', async () => {
     const count = 300;
-    const env = { QUEUE_PREFIX: queuePrefix(), PAYOUT_BATCH_SIZE: '20', SETTLEMENT_CONCURRENCY: '2' };
+    const env = { QUEUE_PREFIX: newQueuePrefix(), PAYOUT_BATCH_SIZE: '20', SETTLEMENT_CONCURRENCY: '2' };
     const workers = [settlementProcess(env), settlementProcess(env)];
     const prefix = await seedMerchants(count);
     await waitFor(async () => (await filedCount(prefix)) === count, {
@@ -151,7 +152,7 @@ describe('payout processes', () => {
 
   it('a process killed with SIGKILL mid-run loses nothing and doubles nothing: the next run finishes', async () => {
     const count = 3000;
-    const env = { QUEUE_PREFIX: queuePrefix(), PAYOUT_BATCH_SIZE: '10' };
+    const env = { QUEUE_PREFIX: newQueuePrefix(), PAYOUT_BATCH_SIZE: '10' };
     const first = settlementProcess(env);
     const prefix = await seedMerchants(count);
     const made = async () =>

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queuePrefix } from '@pps/shared/testing';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createMerchant } from './fixtures/merchants';
 import { type Credentials, createTestStack, type TestStack } from './harness';
 import { freePort, processTracker, stopProcess } from './processes';
@@ -41,7 +42,7 @@ const settlementProcess = (env: Record<string, string>) =>
     ...env,
   });
 
-const queuePrefix = () => `pps-proc-${randomBytes(4).toString('hex')}`;
+const newQueuePrefix = () => queuePrefix('proc', inject('runId'));
 
 /** Inserts `count` card payments due an hour ago, each with its capture posting, and returns their id prefix. */
 async function seedDue(count: number): Promise<string> {
@@ -114,7 +115,7 @@ describe('settlement processes', () => {
   it('two processes at once settle every due payment exactly once', async () => {
     const count = 1500;
     const prefix = await seedDue(count);
-    const env = { QUEUE_PREFIX: queuePrefix() };
+    const env = { QUEUE_PREFIX: newQueuePrefix() };
     const workers = [settlementProcess(env), settlementProcess(env)];
     await waitFor(async () => (await settledCount(prefix)) === count, {
       timeoutMs: 60_000,
@@ -130,7 +131,7 @@ describe('settlement processes', () => {
   it('a worker killed with SIGKILL mid-pass loses nothing and doubles nothing: the next pass finishes', async () => {
     const count = 4000;
     const prefix = await seedDue(count);
-    const env = { QUEUE_PREFIX: queuePrefix() };
+    const env = { QUEUE_PREFIX: newQueuePrefix() };
     const first = settlementProcess(env);
     await waitFor(async () => (await settledCount(prefix)) >= 200, { timeoutMs: 60_000, what: 'the first batches' });
     await stopProcess(first, 'SIGKILL');
@@ -147,7 +148,7 @@ describe('settlement processes', () => {
   it('a worker killed with SIGKILL mid-sweep of lapsed authorizations voids each once when the next finishes', async () => {
     const count = 3000;
     const prefix = await seedLapsed(count);
-    const env = { QUEUE_PREFIX: queuePrefix() };
+    const env = { QUEUE_PREFIX: newQueuePrefix() };
     const first = settlementProcess(env);
     await waitFor(async () => (await voidedCount(prefix)) >= 100, { timeoutMs: 60_000, what: 'the first batches' });
     await stopProcess(first, 'SIGKILL');
@@ -176,7 +177,7 @@ describe('settlement processes', () => {
     const startRedis = () =>
       spawnTracked('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
     let redis = startRedis();
-    const env = { QUEUE_PREFIX: queuePrefix(), REDIS_URL: `redis://127.0.0.1:${port}` };
+    const env = { QUEUE_PREFIX: newQueuePrefix(), REDIS_URL: `redis://127.0.0.1:${port}` };
     const worker = settlementProcess(env);
 
     const before = await seedDue(100);

@@ -1,7 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { createDatabaseFromTemplate } from '@pps/shared/testing';
-import Redis from 'ioredis';
+import { createDatabaseFromTemplate, queuePrefix } from '@pps/shared/testing';
 import { inject } from 'vitest';
 import { freePort, stopProcess } from './processes';
 import { waitFor } from './wait';
@@ -12,7 +10,8 @@ const DEFAULTED = ['ADMIN_TOKEN', 'HOST', 'DEMO_ACCOUNT', 'WEB_CONCURRENCY', 'PU
 /**
  * `npm start`'s entry (scripts/start.ts) as a real process, as a developer runs it: development defaults, a fresh
  * database of its own cloned from the migrated template (so it creates the demo account and prints it), its own
- * ports and BullMQ prefix. Resolves once `ready(output)` holds; `stop` SIGTERMs it, then drops its database and keys.
+ * ports and BullMQ prefix. Resolves once `ready(output)` holds; `stop` SIGTERMs it, then drops its database (its keys
+ * go with the run's: test/global-setup.ts).
  */
 export async function startNpmStart(
   options: { env?: Record<string, string>; ready?: (output: string) => boolean; timeoutMs?: number } = {},
@@ -20,7 +19,7 @@ export async function startNpmStart(
   const database = await createDatabaseFromTemplate(inject('templateDatabase'), inject('runId'));
   const port = await freePort();
   const demoPort = await freePort();
-  const queuePrefix = `{pps-start-${randomBytes(4).toString('hex')}}`;
+  const prefix = queuePrefix('start', inject('runId'), { hashTag: true });
   const env: Record<string, string | undefined> = { ...process.env };
   for (const name of DEFAULTED) delete env[name];
   Object.assign(env, {
@@ -28,7 +27,7 @@ export async function startNpmStart(
     PORT: String(port),
     DEMO_PORT: String(demoPort),
     DATABASE_URL: database.url,
-    QUEUE_PREFIX: queuePrefix,
+    QUEUE_PREFIX: prefix,
     ...options.env,
   });
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
@@ -45,7 +44,6 @@ export async function startNpmStart(
   const stop = async () => {
     await stopProcess(child);
     await database.drop();
-    await dropQueues(queuePrefix);
   };
   // The demo shop is the last thing it starts: once it is announced, every port is listening.
   const ready = options.ready ?? ((text: string) => text.includes('Demo shop (embedded checkout):'));
@@ -62,18 +60,6 @@ export async function startNpmStart(
     throw new Error(`npm start did not come up (${(error as Error).message}):\n${output}`);
   }
   return { child, port, demoPort, output: () => output, stop };
-}
-
-/** Deletes the BullMQ keys of a prefix the process used (its queues, schedulers and jobs). */
-async function dropQueues(prefix: string) {
-  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
-  try {
-    for await (const keys of redis.scanStream({ match: `${prefix}*`, count: 500 }) as AsyncIterable<string[]>) {
-      if (keys.length > 0) await redis.del(...keys);
-    }
-  } finally {
-    redis.disconnect();
-  }
 }
 
 /** The JSON log lines a process printed (pino writes one object a line). */

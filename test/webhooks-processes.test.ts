@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queuePrefix } from '@pps/shared/testing';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { postPayment, tokenv3Body } from './fixtures/payments';
 import { type Received, type Receiver, startReceiver, verifyReceived } from './fixtures/receiver';
 import { createWorld } from './fixtures/world';
@@ -72,13 +72,13 @@ async function privateRedis() {
 }
 
 /** A webhooks process (`node dist/webhooks.js`: outbox relay and webhook delivery workers), short retry schedule. */
-const webhookWorker = (redisUrl: string, queuePrefix: string, env: Record<string, string> = {}) =>
+const webhookWorker = (redisUrl: string, prefix: string, env: Record<string, string> = {}) =>
   spawnTracked(process.execPath, ['--import', 'tsx', 'services/webhooks/src/main.ts'], {
     NODE_ENV: 'test',
     LOG_LEVEL: 'error',
     DATABASE_URL: stack.config.DATABASE_URL,
     REDIS_URL: redisUrl,
-    QUEUE_PREFIX: queuePrefix,
+    QUEUE_PREFIX: prefix,
     WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,2,2,3',
     // Well past the slow receivers' delays below (up to 800 ms), so a busy machine does not turn them into timeouts,
     // which at-least-once answers with a repeat.
@@ -88,7 +88,7 @@ const webhookWorker = (redisUrl: string, queuePrefix: string, env: Record<string
     ...env,
   });
 
-const queuePrefix = () => `pps-whproc-${randomBytes(4).toString('hex')}`;
+const newQueuePrefix = () => queuePrefix('whproc', inject('runId'));
 
 /** SIGTERM (graceful: jobs in flight finish), SIGKILL if it has not exited in time. */
 async function stopGracefully(child: ChildProcess, timeoutMs = 20_000) {
@@ -179,7 +179,7 @@ describe('webhook delivery processes', () => {
     const sub = await subscriber(path);
     const redis = await privateRedis();
     const redisServer = await redis.start();
-    const prefix = queuePrefix();
+    const prefix = newQueuePrefix();
     const settlement = spawnTracked(process.execPath, ['--import', 'tsx', 'services/settlement/src/main.ts'], {
       NODE_ENV: 'test',
       LOG_LEVEL: 'error',
@@ -222,7 +222,7 @@ describe('webhook delivery processes', () => {
     });
     const redis = await privateRedis();
     let redisServer = await redis.start();
-    const worker = webhookWorker(redis.url, queuePrefix());
+    const worker = webhookWorker(redis.url, newQueuePrefix());
 
     // The pipeline works: a first payment's event reaches the receiver.
     const [warmUp] = await createdEvents(await createPayments(sub, 1));
@@ -288,7 +288,7 @@ describe('webhook delivery processes', () => {
     });
     const redis = await privateRedis();
     let redisServer = await redis.start();
-    const worker = webhookWorker(redis.url, queuePrefix());
+    const worker = webhookWorker(redis.url, newQueuePrefix());
 
     const payments = await createPayments(sub, 5);
     const eventIds = await createdEvents(payments);
@@ -341,7 +341,7 @@ describe('webhook delivery processes', () => {
     });
     const redis = await privateRedis();
     const redisServer = await redis.start();
-    const worker = webhookWorker(redis.url, queuePrefix());
+    const worker = webhookWorker(redis.url, newQueuePrefix());
 
     const [warmUp] = await createdEvents(await createPayments(sub, 1));
     await waitFor(() => receiver.at(path).some((request) => webhookId(request) === warmUp), {
@@ -403,7 +403,7 @@ describe('webhook delivery processes', () => {
     receiver.answer(path, () => ({ status: 200, delayMs: 700 }));
     const redis = await privateRedis();
     const redisServer = await redis.start();
-    const worker = webhookWorker(redis.url, queuePrefix(), { WEBHOOK_TIMEOUT_MS: '5000' });
+    const worker = webhookWorker(redis.url, newQueuePrefix(), { WEBHOOK_TIMEOUT_MS: '5000' });
 
     const eventIds = await createdEvents(await createPayments(sub, 3));
     await waitFor(() => receiver.at(path).length >= 1, { timeoutMs: 30_000, what: 'a first request' });
@@ -418,7 +418,7 @@ describe('webhook delivery processes', () => {
       expect(row).toMatchObject({ status: 'succeeded', attempts: 1, last_status_code: 200, leased_until: null });
     }
     // The rest are delivered by the next process.
-    const next = webhookWorker(redis.url, queuePrefix());
+    const next = webhookWorker(redis.url, newQueuePrefix());
     await waitFor(() => allSucceeded(sub.endpointId, eventIds), { timeoutMs: 60_000, what: 'the rest delivered' });
     await stopGracefully(next);
     await stopProcess(redisServer, 'SIGTERM');
@@ -436,7 +436,7 @@ describe('webhook delivery processes', () => {
     });
     const redis = await privateRedis();
     const redisServer = await redis.start();
-    const prefix = queuePrefix();
+    const prefix = newQueuePrefix();
     // Set, not defaulted: the bound on the requests in flight at the kill.
     const endpointConcurrency = 4;
     // A short job lock, so the killed worker's jobs are retried within seconds rather than a minute.

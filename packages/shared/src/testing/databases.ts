@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { runMigrations } from '../db/migrate';
+import { isAlive } from './runs';
 
 /** Base URL of the test PostgreSQL (TEST_DATABASE_URL's server, default the local one). */
 export function postgresUrl(database: string): string {
@@ -10,15 +11,6 @@ export function postgresUrl(database: string): string {
 }
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === 'EPERM';
-  }
-}
 
 export async function dropDatabases(adminUrl: string, match: (name: string) => boolean): Promise<void> {
   const sql = postgres(adminUrl, { max: 1, onnotice: () => {} });

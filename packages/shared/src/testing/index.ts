@@ -1,1 +1,3 @@
 export * from './databases';
+export * from './queue-keys';
+export * from './runs';
