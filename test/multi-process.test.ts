@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createDatabaseFromTemplate } from '@pps/shared/testing';
+import { createDatabaseFromTemplate, queuePrefix } from '@pps/shared/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { personalMerchantAttributes } from './fixtures/merchants';
 import { achBody } from './fixtures/payments';
@@ -29,7 +29,12 @@ beforeAll(async () => {
   const [gatewayPort, paymentsPort, merchantsPort] = [await freePort(), await freePort(), await freePort()];
   base = `http://127.0.0.1:${gatewayPort}`;
   merchantsUrl = `http://127.0.0.1:${merchantsPort}`;
-  const env = { DATABASE_URL: database.url, PUBLIC_BASE_URL: base };
+  // A queue prefix of the run's: the global teardown deletes its Redis keys.
+  const env = {
+    DATABASE_URL: database.url,
+    PUBLIC_BASE_URL: base,
+    QUEUE_PREFIX: queuePrefix('test', inject('runId'), { hashTag: true }),
+  };
   start('services/merchants/src/main.ts', { ...env, MERCHANTS_PORT: String(merchantsPort) });
   start('services/payments/src/main.ts', { ...env, PAYMENTS_PORT: String(paymentsPort) });
   start('services/gateway/src/main.ts', {

@@ -4,7 +4,7 @@ import { recoverPayments, SandboxProcessor } from '@pps/payments';
 import { testConfig } from '@pps/shared/config';
 import { createDatabase, type Database } from '@pps/shared/db';
 import { createLogger } from '@pps/shared/logger';
-import { createDatabaseFromTemplate } from '@pps/shared/testing';
+import { createDatabaseFromTemplate, queuePrefix } from '@pps/shared/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { personalMerchantAttributes } from './fixtures/merchants';
 import { billingAddress, expiryIn, tokenv3Body } from './fixtures/payments';
@@ -54,7 +54,12 @@ beforeAll(async () => {
   const [gatewayPort, merchantsPort] = [await freePort(), await freePort()];
   paymentsPort = await freePort();
   base = `http://127.0.0.1:${gatewayPort}`;
-  env = { DATABASE_URL: cloned.url, PUBLIC_BASE_URL: base };
+  // A queue prefix of the run's: the global teardown deletes its Redis keys.
+  env = {
+    DATABASE_URL: cloned.url,
+    PUBLIC_BASE_URL: base,
+    QUEUE_PREFIX: queuePrefix('test', inject('runId'), { hashTag: true }),
+  };
   start('services/merchants/src/main.ts', { MERCHANTS_PORT: String(merchantsPort) });
   start('services/gateway/src/main.ts', {
     // The kill makes it log every call it loses (a 502 each): expected here.
