@@ -7,6 +7,7 @@ import { build } from '../scripts/build';
 import { cpuPerRequest, sampleCpu } from './cpu';
 import { freshDatabase, vacuumAnalyze } from './fresh-database';
 import { benchQueuePrefix, startServer, stopAll, type Target } from './servers';
+import { figuresOf, windowedLoad } from './window';
 import { prepareWorld, type World } from './world';
 
 /**
@@ -14,7 +15,7 @@ import { prepareWorld, type World } from './world';
  * compiled and started as production starts them, each on a database of its own, loaded in turn
  * (BENCH_ROUNDS rounds, default 3, of BENCH_SECONDS each, default 10). On a shared machine two figures taken minutes
  * apart differ more than two versions do; taken in turn, the noise falls on both. Each is warmed up first (5 s, not
- * counted). Prints each round and the means.
+ * counted), and each load counted once its connections are in (`windowedLoad`). Prints each round and the means.
  */
 const revision = process.argv[2];
 if (!revision) throw new Error('usage: npm run bench:compare -- <git revision>');
@@ -51,7 +52,9 @@ try {
     { name: 'this tree', target: now, world: await prepareWorld(now.base, 'dev-admin-token'), runs: [] as Run[] },
   ];
   // Warm-up, not counted: both JITs and connection pools get to their steady state first.
-  for (const version of versions) await load(version.target, version.world, WARM_UP_SECONDS);
+  for (const version of versions) {
+    await autocannon({ ...paymentLoad(version.target, version.world), duration: WARM_UP_SECONDS });
+  }
   for (let round = 1; round <= ROUNDS; round++) {
     for (const version of versions) {
       await vacuumAnalyze(`${POSTGRES}/pps_compare_now`, `${POSTGRES}/pps_compare_then`);
@@ -72,23 +75,27 @@ process.exit(0);
 
 type Run = { requestsPerSecond: number; p99Ms: number; errors: number; serverMs: number; postgresMs: number };
 
-async function load(target: Target, world: World, seconds = SECONDS): Promise<Run> {
-  const pids = target.processes.map((child) => child.pid as number);
-  const before = await sampleCpu(pids);
-  const result = await autocannon({
+/** tokenv3 payments at 64 connections, each with a fresh requestId. */
+function paymentLoad(target: Target, world: World): autocannon.Options {
+  return {
     url: `${target.base}/payments`,
     connections: 64,
-    duration: seconds,
     method: 'POST',
     headers: { ...world.credentials.headers, 'content-type': 'application/json' },
     requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, body: world.paymentBody(randomUUID()) }) }],
-  });
-  return {
-    requestsPerSecond: Math.round(result.requests.average),
-    p99Ms: result.latency.p99,
-    errors: result.errors + result.timeouts + result.non2xx,
-    ...cpuPerRequest(before, await sampleCpu(pids), result.requests.total),
   };
+}
+
+/** One measured load (`windowedLoad`: counted once its connections are in). */
+async function load(target: Target, world: World): Promise<Run> {
+  const pids = target.processes.map((child) => child.pid as number);
+  const measured = await windowedLoad(paymentLoad(target, world), SECONDS, async () => {
+    const before = await sampleCpu(pids);
+    return async () => ({ before, after: await sampleCpu(pids) });
+  });
+  const { requestsPerSecond, p99Ms, errors } = figuresOf(measured);
+  const { before, after } = measured.span;
+  return { requestsPerSecond, p99Ms, errors, ...cpuPerRequest(before, after, measured.inWindow.length) };
 }
 
 function mean(runs: Run[]): Run {

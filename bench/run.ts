@@ -7,6 +7,7 @@ import { build } from '../scripts/build';
 import { cpuPerRequest, sampleCpu } from './cpu';
 import { freshDatabase, vacuumAnalyze } from './fresh-database';
 import { benchQueuePrefix, startServer, stopAll, type Target } from './servers';
+import { figuresOf, SETTLE_SECONDS, windowedLoad } from './window';
 import { prepareWorld, type World } from './world';
 
 /**
@@ -20,7 +21,8 @@ import { prepareWorld, type World } from './world';
  * the baseline, which is measured first and last and averaged, and the CPU milliseconds each request cost the server's
  * processes and PostgreSQL (steadier than requests per second when something else takes the cores). Every server is
  * warmed up (5 s of its first load, not counted), and both databases vacuumed and analyzed (`vacuumAnalyze`), before
- * each load is measured. Results go to bench/results/<date>.json and .md.
+ * each load is measured; each load is measured in a window that opens once its connections are in (`windowedLoad`).
+ * Results go to bench/results/<date>.json and .md.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -249,24 +251,24 @@ async function warmUp(target: Target, options: Load) {
 async function load(scenario: string, mode: Row['mode'], target: Target, options: Load): Promise<Row> {
   const { path, ...rest } = options;
   await vacuumAnalyze(bareDb, platformDb);
-  const run = autocannon({ url: `${target.base}${path}`, connections: CONNECTIONS, duration: SECONDS, ...rest });
   const pids = [...target.processes.map((child) => child.pid as number), ...(target.pids ?? [])];
-  const before = await sampleCpu(pids);
-  const ownBefore = process.cpuUsage();
-  const [result, rssMb] = await Promise.all([run, peakRss(pids, run)]);
-  const own = process.cpuUsage(ownBefore);
-  const cpu = cpuPerRequest(before, await sampleCpu(pids), result.requests.total);
+  const run = windowedLoad({ url: `${target.base}${path}`, connections: CONNECTIONS, ...rest }, SECONDS, async () => {
+    const before = await sampleCpu(pids);
+    const ownBefore = process.cpuUsage();
+    return async () => ({ before, own: process.cpuUsage(ownBefore), after: await sampleCpu(pids) });
+  });
+  const [measured, rssMb] = await Promise.all([run, peakRss(pids, run)]);
+  const { before, own, after } = measured.span;
+  const requests = measured.inWindow.length;
+  const cpu = cpuPerRequest(before, after, requests);
   const row: Row = {
     scenario,
     mode,
-    requestsPerSecond: Math.round(result.requests.average),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    errors: result.errors + result.timeouts + result.non2xx,
+    ...figuresOf(measured),
     rssMb,
     serverCpuMs: cpu.serverMs,
     postgresCpuMs: cpu.postgresMs,
-    loadGeneratorCpuMs: Number(((own.user + own.system) / 1000 / result.requests.total).toFixed(2)),
+    loadGeneratorCpuMs: Number(((own.user + own.system) / 1000 / requests).toFixed(2)),
   };
   console.log(`${mode.padEnd(22)} ${scenario.padEnd(44)} ${String(row.requestsPerSecond).padStart(7)} req/s`);
   return row;
@@ -305,7 +307,9 @@ function coresBusy(row: Row): string {
 }
 
 async function report(rows: Row[], baselines: { baselineFirst: number; baselineLast: number }) {
-  const header = `${SECONDS} s per scenario, ${CONNECTIONS} connections, loopback, load generator on the same machine`;
+  const header =
+    `${SECONDS} s per scenario, from ${SETTLE_SECONDS} s after its load began (its connections in), ` +
+    `${CONNECTIONS} connections, loopback, load generator on the same machine`;
   const table = [
     '| mode | scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | server CPU ms/req | PostgreSQL CPU ms/req | load generator CPU ms/req | cores busy: server · all | vs baseline |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -323,7 +327,14 @@ async function report(rows: Row[], baselines: { baselineFirst: number; baselineL
   console.log(`\n${header}\n\n${table}\n\n${note}\n`);
   const stamp = new Date().toISOString().slice(0, 16).replace(':', '-');
   await mkdir('bench/results', { recursive: true });
-  const json = { date: new Date().toISOString(), seconds: SECONDS, connections: CONNECTIONS, ...baselines, rows };
+  const json = {
+    date: new Date().toISOString(),
+    seconds: SECONDS,
+    settleSeconds: SETTLE_SECONDS,
+    connections: CONNECTIONS,
+    ...baselines,
+    rows,
+  };
   await writeFile(join('bench/results', `${stamp}.json`), `${JSON.stringify(json, null, 2)}\n`);
   await writeFile(
     join('bench/results', `${stamp}.md`),
