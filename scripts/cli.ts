@@ -7,6 +7,7 @@ import { loadConfig } from '@pps/shared/config';
 import { createDatabase, runMigrations } from '@pps/shared/db';
 import { OPERATOR_ACCOUNT_ID, type ServiceContext } from '@pps/shared/http';
 import { newId } from '@pps/shared/ids';
+import { verifyKeptFigures } from '@pps/shared/ledger';
 import { createLogger } from '@pps/shared/logger';
 import { formatCents } from '@pps/shared/money';
 import { isMerchantStatus } from '@pps/shared/states';
@@ -18,13 +19,15 @@ import { isMerchantStatus } from '@pps/shared/states';
  *   npm run cli -- merchants:status --id mer_… --status suspended --reason "chargebacks"
  *   npm run cli -- merchants:features --id mer_… --second-split true
  *   npm run cli -- payouts:list --id mer_… --limit 10
+ *   npm run cli -- ledger:verify
  */
 const USAGE = `usage:
   npm run cli -- accounts:create --name NAME
   npm run cli -- accounts:status --id ACCOUNT_ID --status active|disabled
   npm run cli -- merchants:status --id MERCHANT_ID --status active|pending|suspended|closed [--reason TEXT]
   npm run cli -- merchants:features --id MERCHANT_ID --second-split true|false
-  npm run cli -- payouts:list --id MERCHANT_ID [--limit 1-100] [--offset N]`;
+  npm run cli -- payouts:list --id MERCHANT_ID [--limit 1-100] [--offset N]
+  npm run cli -- ledger:verify      (read-only: kept balances and list totals against their rows; exit 1 on a difference)`;
 
 const [command, ...rest] = process.argv.slice(2);
 const { values } = parseArgs({
@@ -42,7 +45,8 @@ const { values } = parseArgs({
 });
 
 const config = loadConfig();
-await runMigrations(config.DATABASE_URL);
+// Every command but the read-only check migrates first, as the services do.
+if (command !== 'ledger:verify') await runMigrations(config.DATABASE_URL);
 const database = createDatabase(config.DATABASE_URL, { max: 1 });
 try {
   switch (command) {
@@ -113,6 +117,12 @@ try {
         traceNumber: payout.traceNumber,
       }));
       console.log(JSON.stringify({ merchantId: values.id, total: page.total, payouts }, null, 2));
+      break;
+    }
+    case 'ledger:verify': {
+      const report = await verifyKeptFigures(database.db);
+      console.log(JSON.stringify(report, null, 2));
+      if (report.differences.length > 0) process.exitCode = 1;
       break;
     }
     default:

@@ -1,5 +1,6 @@
 import { createDataCipher, SandboxProcessor } from '@pps/payments';
 import { runSettlementPass } from '@pps/settlement';
+import { verifyKeptFigures } from '@pps/shared/ledger';
 import { createLogger } from '@pps/shared/logger';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -175,6 +176,8 @@ describe('authorize, capture, cancel, refund and settle on one payment', () => {
         const unbalanced = await stack.sql`select posting_id from ledger_entries
           group by posting_id having sum(amount) <> 0`;
         expect(unbalanced, context).toEqual([]);
+        // Every kept balance is the sum of its entries, every kept list total the count of its rows.
+        expect((await verifyKeptFigures(stack.db)).differences, context).toEqual([]);
 
         const live = story.captured !== null && !story.voided;
         const captured = story.captured ?? 0;

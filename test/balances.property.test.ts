@@ -1,3 +1,4 @@
+import { verifyKeptFigures } from '@pps/shared/ledger';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant, personalMerchantAttributes, setMerchantFeatures } from './fixtures/merchants';
@@ -21,7 +22,8 @@ import { waitFor } from './wait';
  * settlement by the account's sandbox clock; manual payouts, whole or partial), some sent together, and after every
  * batch, for every merchant: Σ net of its balance transactions is its pending + available + in-transit ledger
  * balance (the balance GET answers); Σ net of its `available` rows no payout carried, plus what its last payout
- * carried forward, is its available balance; each payment's pending rows (with its children's) are what its records
+ * carried forward, is its available balance; every kept balance is the sum of its ledger entries and every kept list
+ * total the count of its rows (`verifyKeptFigures`); each payment's pending rows (with its children's) are what its records
  * hold in pending; and every posting of the account sums to zero. Each run has an account and merchants of its own.
  *
  * Payouts come two ways: the `payout` entry (POST /payouts), and the payout run every clock move starts (daily
@@ -365,6 +367,9 @@ async function checkBalances(run: Run, context: string): Promise<void> {
       where coalesce(said.pending, 0) <> coalesce(held.pending, 0)`,
   ]);
   expect(families, `pending rows per payment = its pending ledger entries: ${context}`).toEqual([]);
+  // Every kept balance (merchants', `operator:fees`, `external:*`) is the sum of its entries, and every kept list
+  // total the count of its rows, whatever ran at once: the balance GET below reads the kept ones.
+  expect((await verifyKeptFigures(stack.db)).differences, context).toEqual([]);
   expect(unbalanced, context).toEqual([]);
   for (const row of rows) {
     const where = `${context}; merchant ${row.id} ${JSON.stringify(row)}`;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { keptBalances, verifyKeptFigures } from '@pps/shared/ledger';
 import { queuePrefix } from '@pps/shared/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createMerchant } from './fixtures/merchants';
@@ -41,6 +42,12 @@ const settlementProcess = (env: Record<string, string>) =>
     METRICS_PORT: '0', // several run at once; metrics are tested in metrics-processes.test.ts
     ...env,
   });
+
+const entriesSum = async (ledgerAccount: string) =>
+  Number(
+    (await stack.sql`select sum(amount)::text as sum from ledger_entries where ledger_account = ${ledgerAccount}`)[0]!
+      .sum,
+  );
 
 const newQueuePrefix = () => queuePrefix('proc', inject('runId'));
 
@@ -143,6 +150,11 @@ describe('settlement processes', () => {
     await waitFor(async () => (await settledCount(prefix)) === count, { timeoutMs: 90_000, what: 'the rest settled' });
     await stopProcess(second, 'SIGTERM');
     await expectSettledExactlyOnce(prefix, count);
+    // The batch the kill rolled back took its balance moves with it: every kept balance is its entries' sum.
+    expect((await verifyKeptFigures(stack.db)).differences).toEqual([]);
+    expect(await keptBalances(stack.db, [`merchant:${merchantId}:available`])).toEqual(
+      new Map([[`merchant:${merchantId}:available`, await entriesSum(`merchant:${merchantId}:available`)]]),
+    );
   }, 150_000);
 
   it('a worker killed with SIGKILL mid-sweep of lapsed authorizations voids each once when the next finishes', async () => {

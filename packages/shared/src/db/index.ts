@@ -19,6 +19,7 @@
 export * from './admission';
 export * from './batcher';
 export * from './client';
+export * from './counts';
 export * from './migrate';
 export * from './raw';
 export * as schema from './schema';

@@ -1,7 +1,7 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { type Part, sendTogether } from '../db/raw';
-import { type LedgerEntry, ledgerEntries, type PostingKind } from '../db/schema/ledger';
+import { type LedgerEntry, ledgerBalances, ledgerEntries, type PostingKind } from '../db/schema/ledger';
 import { texts } from '../db/unnest';
 import { newId } from '../ids';
 import { balanceTransactionsOf, type PostingOf } from './balance-transactions';
@@ -99,20 +99,34 @@ export function postingsPart(inputs: PostInput[]): { ids: string[]; parts: Part[
   return { ids, parts };
 }
 
-/** The balance of a ledger account in cents: the sum of its entries (optionally of one platform account). */
+/**
+ * The kept balances of these ledger accounts in cents (`ledger_balances`: the sum of each account's slots), read in
+ * one statement whatever the accounts' histories; an account with no entry is zero.
+ */
+export async function keptBalances(db: DbOrTx, accounts: string[]): Promise<Map<string, number>> {
+  const rows = await db
+    .select({ ledgerAccount: ledgerBalances.ledgerAccount, balance: sql<string>`sum(${ledgerBalances.balance})::text` })
+    .from(ledgerBalances)
+    .where(inArray(ledgerBalances.ledgerAccount, accounts))
+    .groupBy(ledgerBalances.ledgerAccount);
+  const sums = new Map(rows.map((row) => [row.ledgerAccount, Number(row.balance)]));
+  return new Map(accounts.map((account) => [account, sums.get(account) ?? 0]));
+}
+
+/**
+ * The balance of a ledger account in cents: its kept balance; with `accountId`, the sum of that platform account's
+ * entries in a shared ledger account (`operator:fees`, `external:*`), which only operators and tests read.
+ */
 export async function balanceOf(
   db: DbOrTx,
   ledgerAccount: string,
   options: { accountId?: string } = {},
 ): Promise<number> {
-  const filter = and(
-    eq(ledgerEntries.ledgerAccount, ledgerAccount),
-    options.accountId ? eq(ledgerEntries.accountId, options.accountId) : undefined,
-  );
+  if (!options.accountId) return (await keptBalances(db, [ledgerAccount])).get(ledgerAccount) ?? 0;
   const [row] = await db
     .select({ balance: sql<string>`coalesce(sum(${ledgerEntries.amount}), 0)::text` })
     .from(ledgerEntries)
-    .where(filter);
+    .where(and(eq(ledgerEntries.ledgerAccount, ledgerAccount), eq(ledgerEntries.accountId, options.accountId)));
   return Number(row?.balance ?? 0);
 }
 

@@ -13,8 +13,8 @@ import {
 import { textArray } from '../db/unnest';
 import { writeEvents } from '../events/outbox';
 import { newId } from '../ids';
-import { postMany } from '../ledger/ledger';
-import { payoutLines } from '../ledger/lines';
+import { keptBalances, postMany } from '../ledger/ledger';
+import { ledgerAccounts, payoutLines } from '../ledger/lines';
 import { payoutResource } from './payout-resource';
 
 export type PayoutRequest = {
@@ -47,7 +47,7 @@ export type PayoutPlan = { payout: Payout; carries: string[]; bank: MerchantBank
  * the number of merchants. For each request: the merchant's available balance transactions no payout carried yet
  * (with a delay, the ones old enough) plus what its previous payout carried forward; an automatic payout pays that
  * whole amount when it is at least `minimum` (else nothing: it is carried forward), a manual one its `amount` (at most
- * that). A payout writes its record with the bank account in force, carries those balance transactions (their
+ * the kept available balance, which without a delay is that same amount). A payout writes its record with the bank account in force, carries those balance transactions (their
  * `payoutId`), posts available → in transit and queues `payout.created`.
  *
  * The caller holds each merchant's payout schedule row locked (`FOR UPDATE`, or `SKIP LOCKED` in the payout run),
@@ -76,8 +76,10 @@ export async function planPayouts(
 ): Promise<{ outcomes: PayoutOutcome[]; plans: PayoutPlan[] }> {
   if (requests.length === 0) return { outcomes: [], plans: [] };
   const merchantIds = textArray(requests.map((request) => request.merchantId));
-  // Three reads sent at once: postgres.js pipelines them on the transaction's connection.
-  const [unpaid, previous, banks] = await Promise.all([
+  const availableAccounts = requests.map((request) => ledgerAccounts.available(request.merchantId));
+  // Four reads sent at once: postgres.js pipelines them on the transaction's connection.
+  const [kept, unpaid, previous, banks] = await Promise.all([
+    keptBalances(tx, availableAccounts),
     tx
       .select({
         id: balanceTransactions.id,
@@ -130,7 +132,9 @@ export async function planPayouts(
     const carries = request.availableBefore
       ? all.filter((row) => row.net < 0 || row.availableOn <= request.availableBefore!)
       : all;
-    const available = brought + carries.reduce((sum, row) => sum + row.net, 0);
+    const carried = brought + carries.reduce((sum, row) => sum + row.net, 0);
+    // The kept available balance (what `GET /balance` shows); with a delay, only what is old enough.
+    const available = request.availableBefore ? carried : kept.get(ledgerAccounts.available(merchantId))!;
     const amount = request.method === 'manual' ? (request.amount ?? available) : available;
     const bank = bankOf.get(merchantId);
     const reason: PayoutSkipReason | null =
@@ -158,7 +162,7 @@ export async function planPayouts(
       bankLast4: bank.last4,
       routingLast4: bank.routingLast4,
       broughtForward: brought,
-      carriedForward: available - amount,
+      carriedForward: carried - amount,
       achFileId: null,
       traceNumber: null,
       failureCode: null,

@@ -1,32 +1,24 @@
-import { type DbOrTx, schema } from '@pps/shared/db';
-import { ledgerAccounts } from '@pps/shared/ledger';
-import { and, count, desc, eq, gte, inArray, lt, type SQL, sql } from 'drizzle-orm';
+import { countedLists, type DbOrTx, keptCount, schema } from '@pps/shared/db';
+import { keptBalances, ledgerAccounts } from '@pps/shared/ledger';
+import { and, count, desc, eq, gte, lt, type SQL } from 'drizzle-orm';
 
-const { balanceTransactions, ledgerEntries } = schema;
+const { balanceTransactions } = schema;
 
 export type BalanceTransactionRow = schema.BalanceTransaction;
 export type MerchantBalances = { pending: number; available: number; inTransit: number };
 
-/**
- * A merchant's balances: the sums of its three ledger accounts, in one statement grouped by account (along the
- * ledger's account index). The ledger is the record; an account with no entry is zero.
- */
+/** A merchant's balances: its three ledger accounts' kept balances, in one statement. */
 export async function merchantBalances(db: DbOrTx, merchantId: string): Promise<MerchantBalances> {
   const names = {
     pending: ledgerAccounts.pending(merchantId),
     available: ledgerAccounts.available(merchantId),
     inTransit: ledgerAccounts.inTransit(merchantId),
   };
-  const rows = await db
-    .select({ ledgerAccount: ledgerEntries.ledgerAccount, balance: sql<string>`sum(${ledgerEntries.amount})::text` })
-    .from(ledgerEntries)
-    .where(inArray(ledgerEntries.ledgerAccount, Object.values(names)))
-    .groupBy(ledgerEntries.ledgerAccount);
-  const sums = new Map(rows.map((row) => [row.ledgerAccount, Number(row.balance)]));
+  const kept = await keptBalances(db, Object.values(names));
   return {
-    pending: sums.get(names.pending) ?? 0,
-    available: sums.get(names.available) ?? 0,
-    inTransit: sums.get(names.inTransit) ?? 0,
+    pending: kept.get(names.pending)!,
+    available: kept.get(names.available)!,
+    inTransit: kept.get(names.inTransit)!,
   };
 }
 
@@ -57,7 +49,7 @@ export async function listBalanceTransactionRows(
     filter.endDate ? lt(balanceTransactions.createdAt, filter.endDate) : undefined,
   ];
   const where = and(...conditions);
-  const [rows, [totals]] = await Promise.all([
+  const [rows, total] = await Promise.all([
     db
       .select()
       .from(balanceTransactions)
@@ -65,7 +57,17 @@ export async function listBalanceTransactionRows(
       .orderBy(desc(balanceTransactions.createdAt), desc(balanceTransactions.id))
       .limit(filter.limit)
       .offset(filter.offset),
-    db.select({ total: count() }).from(balanceTransactions).where(where),
+    filter.payoutId || filter.startDate || filter.endDate
+      ? db
+          .select({ total: count() })
+          .from(balanceTransactions)
+          .where(where)
+          .then(([counted]) => counted?.total ?? 0)
+      : keptCount(db, {
+          list: countedLists.balanceTransactions,
+          scope: filter.merchantId,
+          buckets: filter.type ? [filter.type] : undefined,
+        }),
   ]);
-  return { rows, total: totals?.total ?? 0 };
+  return { rows, total };
 }

@@ -1,5 +1,5 @@
-import { type DbOrTx, isUniqueViolation, schema } from '@pps/shared/db';
-import { and, count, desc, eq, or } from 'drizzle-orm';
+import { countedLists, type DbOrTx, isUniqueViolation, keptCount, schema } from '@pps/shared/db';
+import { and, desc, eq, or } from 'drizzle-orm';
 import { type DuplicateField, duplicateMerchant } from './merchants.errors';
 
 const { merchants } = schema;
@@ -68,7 +68,7 @@ export async function listMerchantRows(
     eq(merchants.accountId, query.accountId),
     query.status ? eq(merchants.status, query.status) : undefined,
   );
-  const [rows, [totals]] = await Promise.all([
+  const [rows, total] = await Promise.all([
     db
       .select()
       .from(merchants)
@@ -76,7 +76,11 @@ export async function listMerchantRows(
       .orderBy(desc(merchants.createdAt), desc(merchants.id))
       .limit(query.limit)
       .offset(query.offset),
-    db.select({ total: count() }).from(merchants).where(where),
+    keptCount(db, {
+      list: countedLists.merchants,
+      scope: query.accountId,
+      buckets: query.status ? [query.status] : undefined,
+    }),
   ]);
-  return { rows, total: totals?.total ?? 0 };
+  return { rows, total };
 }

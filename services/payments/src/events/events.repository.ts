@@ -1,4 +1,4 @@
-import { type DbOrTx, schema } from '@pps/shared/db';
+import { countedLists, type DbOrTx, keptCount, schema } from '@pps/shared/db';
 import { OUTBOX_CHANNEL } from '@pps/shared/events';
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 
@@ -29,7 +29,7 @@ export async function listEvents(
     filter.type === undefined ? undefined : eq(events.type, filter.type),
     filter.resourceId === undefined ? undefined : eq(events.resourceId, filter.resourceId),
   );
-  const [rows, [counted]] = await Promise.all([
+  const [rows, total] = await Promise.all([
     db
       .select()
       .from(events)
@@ -37,9 +37,20 @@ export async function listEvents(
       .orderBy(desc(events.createdAt), desc(events.id))
       .limit(filter.limit)
       .offset(filter.offset),
-    db.select({ total: count() }).from(events).where(where),
+    // A resource's events are few, counted along its index; else the account's kept total.
+    filter.resourceId === undefined
+      ? keptCount(db, {
+          list: countedLists.events,
+          scope: filter.accountId,
+          buckets: filter.type === undefined ? undefined : [filter.type],
+        })
+      : db
+          .select({ total: count() })
+          .from(events)
+          .where(where)
+          .then(([counted]) => counted?.total ?? 0),
   ]);
-  return { rows, total: counted?.total ?? 0 };
+  return { rows, total };
 }
 
 /** Takes an event off the relay's queue, so the relay does not fan it out (its deliveries were made by the caller). */

@@ -1,5 +1,16 @@
 import type { DbOrTx } from '@pps/shared/db';
-import { mapSent, type Part, rowMapper, type Sent, schema, send, tableCodec, texts } from '@pps/shared/db';
+import {
+  countedLists,
+  keptCount,
+  mapSent,
+  type Part,
+  rowMapper,
+  type Sent,
+  schema,
+  send,
+  tableCodec,
+  texts,
+} from '@pps/shared/db';
 import { type PaymentStatus, PROCESSING } from '@pps/shared/states';
 import { and, count, desc, eq, gte, lt, ne, or, type SQL } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
@@ -224,10 +235,17 @@ export async function listMerchantPayments(
       .orderBy(...newestFirst)
       .limit(filter.limit)
       .offset(filter.offset),
-    db
-      .select({ total: count() })
-      .from(payments)
-      .where(and(or(asPrimary, eq(payments.splitMerchantId, filter.merchantId)), ...conditions)),
+    filter.startDate || filter.endDate
+      ? db
+          .select({ total: count() })
+          .from(payments)
+          .where(and(or(asPrimary, eq(payments.splitMerchantId, filter.merchantId)), ...conditions))
+          .then(([counted]) => counted?.total ?? 0)
+      : keptCount(db, {
+          list: countedLists.payments,
+          scope: filter.merchantId,
+          ...(filter.status ? { buckets: [filter.status] } : { except: [PROCESSING] }),
+        }),
   ]);
-  return { rows, total: totals[0]?.total ?? 0 };
+  return { rows, total: totals };
 }

@@ -1,4 +1,4 @@
-import { type DbOrTx, schema } from '@pps/shared/db';
+import { countedLists, type DbOrTx, keptCount, schema } from '@pps/shared/db';
 import { and, asc, count, desc, eq, gte, lt, ne, type SQL } from 'drizzle-orm';
 
 const { balanceTransactions, payouts, payoutSchedules } = schema;
@@ -46,7 +46,13 @@ export async function listPayoutRows(db: DbOrTx, filter: PayoutListFilter): Prom
     filter.endDate ? lt(payouts.createdAt, filter.endDate) : undefined,
   ];
   const where = and(...conditions);
-  const [rows, totals] = await Promise.all([
+  // The merchant's kept total (its owner checked by the caller), else the account's; the operator's counts.
+  const scope = filter.merchantId
+    ? { list: countedLists.merchantPayouts, scope: filter.merchantId }
+    : filter.accountId
+      ? { list: countedLists.accountPayouts, scope: filter.accountId }
+      : undefined;
+  const [rows, total] = await Promise.all([
     db
       .select()
       .from(payouts)
@@ -54,9 +60,15 @@ export async function listPayoutRows(db: DbOrTx, filter: PayoutListFilter): Prom
       .orderBy(desc(payouts.createdAt), desc(payouts.id))
       .limit(filter.limit)
       .offset(filter.offset),
-    db.select({ total: count() }).from(payouts).where(where),
+    filter.startDate || filter.endDate || !scope
+      ? db
+          .select({ total: count() })
+          .from(payouts)
+          .where(where)
+          .then(([counted]) => counted?.total ?? 0)
+      : keptCount(db, { ...scope, buckets: filter.status ? [filter.status] : undefined }),
   ]);
-  return { rows, total: totals[0]?.total ?? 0 };
+  return { rows, total };
 }
 
 /**

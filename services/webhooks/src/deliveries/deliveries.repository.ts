@@ -1,6 +1,6 @@
-import { type DbOrTx, schema } from '@pps/shared/db';
+import { countedLists, type DbOrTx, keptCount, schema } from '@pps/shared/db';
 import { newId } from '@pps/shared/ids';
-import { and, asc, count, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 
 const { events, webhookAttempts, webhookDeliveries } = schema;
 
@@ -131,7 +131,7 @@ export async function listEndpointDeliveries(
   filter: { endpointId: string; limit: number; offset: number },
 ): Promise<{ rows: DeliveryView[]; total: number }> {
   const where = eq(webhookDeliveries.endpointId, filter.endpointId);
-  const [rows, [counted]] = await Promise.all([
+  const [rows, total] = await Promise.all([
     db
       .select({ delivery: webhookDeliveries, eventType: events.type })
       .from(webhookDeliveries)
@@ -140,7 +140,7 @@ export async function listEndpointDeliveries(
       .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
       .limit(filter.limit)
       .offset(filter.offset),
-    db.select({ total: count() }).from(webhookDeliveries).where(where),
+    keptCount(db, { list: countedLists.webhookDeliveries, scope: filter.endpointId }),
   ]);
-  return { rows: await withAttempts(db, rows), total: counted?.total ?? 0 };
+  return { rows: await withAttempts(db, rows), total };
 }

@@ -3,6 +3,7 @@ export * from './accounts';
 export * from './apps';
 export * from './checkout';
 export type { BillingAddress } from './columns';
+export * from './counts';
 export * from './customers';
 export * from './events';
 export * from './idempotency';

@@ -1,4 +1,4 @@
-import { bigint, bigserial, index, pgTable, text } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, index, pgTable, primaryKey, smallint, text } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { ts } from './columns';
 
@@ -51,3 +51,21 @@ export const ledgerEntries = pgTable(
 );
 
 export type LedgerEntry = typeof ledgerEntries.$inferSelect;
+
+/**
+ * Each ledger account's kept balance (docs/design.md, A merchant's history never slows the API): the sum of its
+ * entries, moved by the statement that writes them. A trigger on `ledger_entries` (migration 0024) adds, per
+ * statement, one delta per account, in account order, to the row of the writing connection's slot
+ * (`pg_backend_pid() % 16`): concurrent batches on other connections move other rows, so no account (not even
+ * `operator:fees`, which every payment moves) is one row that every batch waits on. An account's balance is the
+ * sum of its slots; `npm run cli -- ledger:verify` checks it against its entries.
+ */
+export const ledgerBalances = pgTable(
+  'ledger_balances',
+  {
+    ledgerAccount: text('ledger_account').notNull(),
+    slot: smallint('slot').notNull(),
+    balance: bigint('balance', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.ledgerAccount, t.slot] })],
+);
