@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Db } from '../db/client';
+import { type Db, withTransaction } from '../db/client';
 import { listCounts } from '../db/schema/counts';
 import { ledgerBalances, ledgerEntries } from '../db/schema/ledger';
 
@@ -17,53 +17,52 @@ export type KeptReport = { ledgerAccounts: number; listCounts: number; differenc
  * listed row once). Differences are reported, never mended.
  */
 export async function verifyKeptFigures(db: Db): Promise<KeptReport> {
-  return db.transaction(
-    async (tx) => {
-      const balances = await tx.execute<{ ledger_account: string; kept: string; entries: string; differs: boolean }>(
-        // Written out: a full join of two grouped subqueries, which the builder does not write.
-        sql`
+  return withTransaction(db, async (tx) => {
+    // First in the transaction: one snapshot for every read, and no write possible.
+    await tx.execute(sql`set transaction isolation level repeatable read, read only`);
+    const balances = await tx.execute<{ ledger_account: string; kept: string; entries: string; differs: boolean }>(
+      // Written out: a full join of two grouped subqueries, which the builder does not write.
+      sql`
           select ledger_account, coalesce(k.total, 0)::text as kept, coalesce(e.total, 0)::text as entries,
             coalesce(k.total, 0) <> coalesce(e.total, 0) as differs
           from (select ledger_account, sum(balance) as total from ${ledgerBalances} group by ledger_account) as k
           full join (select ledger_account, sum(amount) as total from ${ledgerEntries} group by ledger_account) as e
             using (ledger_account)`,
-      );
-      const counts = await tx.execute<{
-        list: string;
-        scope: string;
-        bucket: string;
-        kept: string;
-        rows: string;
-        differs: boolean;
-      }>(sql`
+    );
+    const counts = await tx.execute<{
+      list: string;
+      scope: string;
+      bucket: string;
+      kept: string;
+      rows: string;
+      differs: boolean;
+    }>(sql`
         select list, scope, bucket, coalesce(k.total, 0)::text as kept, coalesce(r.total, 0)::text as rows,
           coalesce(k.total, 0) <> coalesce(r.total, 0) as differs
         from (select list, scope, bucket, sum(count) as total from ${listCounts} group by list, scope, bucket) as k
         full join (${COUNTED_ROWS}) as r using (list, scope, bucket)`);
-      const differences: KeptDifference[] = [
-        ...balances
-          .filter((row) => row.differs)
-          .map((row) => ({
-            kind: 'balance' as const,
-            ledgerAccount: row.ledger_account,
-            kept: Number(row.kept),
-            entries: Number(row.entries),
-          })),
-        ...counts
-          .filter((row) => row.differs)
-          .map((row) => ({
-            kind: 'count' as const,
-            list: row.list,
-            scope: row.scope,
-            bucket: row.bucket,
-            kept: Number(row.kept),
-            rows: Number(row.rows),
-          })),
-      ];
-      return { ledgerAccounts: balances.length, listCounts: counts.length, differences };
-    },
-    { isolationLevel: 'repeatable read', accessMode: 'read only' },
-  );
+    const differences: KeptDifference[] = [
+      ...balances
+        .filter((row) => row.differs)
+        .map((row) => ({
+          kind: 'balance' as const,
+          ledgerAccount: row.ledger_account,
+          kept: Number(row.kept),
+          entries: Number(row.entries),
+        })),
+      ...counts
+        .filter((row) => row.differs)
+        .map((row) => ({
+          kind: 'count' as const,
+          list: row.list,
+          scope: row.scope,
+          bucket: row.bucket,
+          kept: Number(row.kept),
+          rows: Number(row.rows),
+        })),
+    ];
+    return { ledgerAccounts: balances.length, listCounts: counts.length, differences };
+  });
 }
 
 /** What each kept list count should be, counted from the rows (as migration 0024 computed them once). */

@@ -44,8 +44,8 @@ export const ledgerEntries = pgTable(
   },
   (t) => [
     // Only the indexes a query reads: every index costs each of a payment's entries an insert (migration 0008
-    // dropped the posting and account/time ones, which nothing read; add one back with the query that needs it).
-    index('ledger_entries_ledger_account_idx').on(t.ledgerAccount),
+    // dropped the posting and account/time ones, which nothing read; 0025 the ledger account's, once balances were
+    // kept rather than summed; add one back with the query that needs it).
     index('ledger_entries_payment_idx').on(t.paymentId),
   ],
 );
