@@ -63,26 +63,28 @@ BEGIN
 END;
 $$;
 --> statement-breakpoint
--- Payments: a merchant's records as primary, and as split receiver when the split names another merchant.
+-- Payments: a merchant's records as primary, and as split receiver when the split names another merchant. A new
+-- payment between its phases (`processing`) is internal and never listed, so it is not counted either: its phase-1
+-- insert moves no count, and its outcome moves one.
 CREATE FUNCTION pps_count_payments() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
     PERFORM pps_move_counts('payments', array_agg(scope), array_agg(bucket), array_agg(delta)) FROM (
       SELECT merchant_id, status, 1 FROM new_rows
       UNION ALL SELECT split_merchant_id, status, 1 FROM new_rows WHERE split_merchant_id <> merchant_id
-    ) AS moved(scope, bucket, delta);
+    ) AS moved(scope, bucket, delta) WHERE bucket <> 'processing';
   ELSIF TG_OP = 'UPDATE' THEN
     PERFORM pps_move_counts('payments', array_agg(scope), array_agg(bucket), array_agg(delta)) FROM (
       SELECT merchant_id, status, 1 FROM new_rows
       UNION ALL SELECT split_merchant_id, status, 1 FROM new_rows WHERE split_merchant_id <> merchant_id
       UNION ALL SELECT merchant_id, status, -1 FROM old_rows
       UNION ALL SELECT split_merchant_id, status, -1 FROM old_rows WHERE split_merchant_id <> merchant_id
-    ) AS moved(scope, bucket, delta);
+    ) AS moved(scope, bucket, delta) WHERE bucket <> 'processing';
   ELSE
     PERFORM pps_move_counts('payments', array_agg(scope), array_agg(bucket), array_agg(delta)) FROM (
       SELECT merchant_id, status, -1 FROM old_rows
       UNION ALL SELECT split_merchant_id, status, -1 FROM old_rows WHERE split_merchant_id <> merchant_id
-    ) AS moved(scope, bucket, delta);
+    ) AS moved(scope, bucket, delta) WHERE bucket <> 'processing';
   END IF;
   RETURN NULL;
 END;
@@ -229,7 +231,7 @@ INSERT INTO list_counts (list, scope, bucket, slot, count)
 SELECT 'payments', scope, status, 0, count(*) FROM (
   SELECT merchant_id, status FROM payments
   UNION ALL SELECT split_merchant_id, status FROM payments WHERE split_merchant_id <> merchant_id
-) AS listed(scope, status) GROUP BY scope, status
+) AS listed(scope, status) WHERE status <> 'processing' GROUP BY scope, status
 UNION ALL SELECT 'payouts', merchant_id, status, 0, count(*) FROM payouts GROUP BY merchant_id, status
 UNION ALL SELECT 'account_payouts', account_id, status, 0, count(*) FROM payouts GROUP BY account_id, status
 UNION ALL SELECT 'merchants', account_id, status, 0, count(*) FROM merchants GROUP BY account_id, status

@@ -70,7 +70,7 @@ const COUNTED_ROWS = sql.raw(`
   select 'payments' as list, scope, status as bucket, count(*) as total from (
     select merchant_id, status from payments
     union all select split_merchant_id, status from payments where split_merchant_id <> merchant_id
-  ) as listed(scope, status) group by scope, status
+  ) as listed(scope, status) where status <> 'processing' group by scope, status
   union all select 'payouts', merchant_id, status, count(*) from payouts group by merchant_id, status
   union all select 'account_payouts', account_id, status, count(*) from payouts group by account_id, status
   union all select 'merchants', account_id, status, count(*) from merchants group by account_id, status

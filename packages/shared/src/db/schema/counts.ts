@@ -2,7 +2,7 @@ import { bigint, pgTable, primaryKey, smallint, text } from 'drizzle-orm/pg-core
 
 /** The lists whose totals are kept, and what scopes and buckets each one's rows (migration 0024). */
 export const countedLists = {
-  /** A merchant's payments, as primary or as split receiver; bucket: status. */
+  /** A merchant's payments, as primary or as split receiver; bucket: status (`processing` is not counted). */
   payments: 'payments',
   /** A merchant's balance transactions; bucket: type. */
   balanceTransactions: 'balance_transactions',
