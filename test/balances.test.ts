@@ -253,7 +253,7 @@ describe('balances and balance transactions over a real history', () => {
     expect(page.body.data.map((item: Item) => item.id)).toEqual(all.slice(1, 3).map((item) => item.id));
     expect(page.body.meta).toEqual({ total: all.length, limit: 2, offset: 1, hasMore: true });
     expect(page.body.links.next).toBe(
-      `${stack.config.PUBLIC_BASE_URL}/merchants/${merchantId}/balance-transactions?limit=2&offset=3`,
+      `${stack.config.PUBLIC_BASE_URL}/merchants/${merchantId}/balance-transactions?limit=2&startingAfter=${all[2]!.id}`,
     );
 
     const refunds = await transactionsOf(merchantId, '&type=refund');

@@ -171,7 +171,7 @@ describe('GET /customers', () => {
     const first = await stack.call('GET', '/customers?limit=2&offset=1', { as: lister });
     expect(idsOf(first.body)).toEqual([ids[3], ids[2]]);
     expect(first.body.meta).toEqual({ total: 5, limit: 2, offset: 1, hasMore: true });
-    expect(first.body.links.next).toBe(`${base}/customers?limit=2&offset=3`);
+    expect(first.body.links.next).toBe(`${base}/customers?limit=2&startingAfter=${ids[2]}`);
     const beyond = await stack.call('GET', '/customers?offset=10', { as: lister });
     expect(beyond.body.data).toEqual([]);
     expect(beyond.body.meta).toEqual({ total: 5, limit: 25, offset: 10, hasMore: false });

@@ -311,15 +311,15 @@ describe('GET /merchants', () => {
     });
   });
 
-  it('pages with limit and offset: next present until the last page', async () => {
+  it('pages with limit and offset: next, from the last item, present until the last page', async () => {
     const first = await page('?limit=2');
     expect(first.body.data).toHaveLength(2);
     expect(first.body.meta).toEqual({ total: 5, limit: 2, offset: 0, hasMore: true });
     expect(first.body.links.self).toBe('http://localhost:8080/merchants?limit=2');
-    expect(first.body.links.next).toBe('http://localhost:8080/merchants?limit=2&offset=2');
+    expect(first.body.links.next).toBe(`http://localhost:8080/merchants?limit=2&startingAfter=${ids[3]}`);
     const second = await page('?limit=2&offset=2');
     expect(second.body.meta.hasMore).toBe(true);
-    expect(second.body.links.next).toBe('http://localhost:8080/merchants?limit=2&offset=4');
+    expect(second.body.links.next).toBe(`http://localhost:8080/merchants?limit=2&startingAfter=${ids[1]}`);
     const last = await page('?limit=2&offset=4');
     expect(last.body.data.map((m: { id: string }) => m.id)).toEqual([ids[0]]);
     expect(last.body.meta).toEqual({ total: 5, limit: 2, offset: 4, hasMore: false });
@@ -353,7 +353,9 @@ describe('GET /merchants', () => {
     );
     const active = await page('?status=active&limit=1');
     expect(active.body.meta).toEqual({ total: 3, limit: 1, offset: 0, hasMore: true });
-    expect(active.body.links.next).toBe('http://localhost:8080/merchants?status=active&limit=1&offset=1');
+    expect(active.body.links.next).toBe(
+      `http://localhost:8080/merchants?status=active&limit=1&startingAfter=${ids[4]}`,
+    );
     expect((await page('?status=closed')).body.data).toEqual([]);
     const error = expectError(await page('?status=deleted'), 400, 'invalid_field');
     expect(error.source).toEqual({ parameter: 'status' });

@@ -438,7 +438,7 @@ describe('GET /payouts and /payouts/{id}', () => {
     expect(page.body.data.map((payout: { id: string }) => payout.id)).toEqual([ids[1], ids[0]]);
     expect(page.body.meta).toEqual({ total: 3, limit: 2, offset: 1, hasMore: false });
     const firstPage = await list('?limit=2');
-    expect(firstPage.body.links.next).toBe('http://localhost:8080/payouts?limit=2&offset=2');
+    expect(firstPage.body.links.next).toBe(`http://localhost:8080/payouts?limit=2&startingAfter=${ids[1]}`);
 
     expect((await list(`?merchantId=${world.merchantId}`)).body.meta.total).toBe(3);
     expect((await list('?status=pending')).body.meta.total).toBe(3);

@@ -332,7 +332,7 @@ describe('GET /tokens', () => {
     const first = await stack.call('GET', '/tokens?limit=2', { as: lister });
     expect(first.body.data.map((token: { id: string }) => token.id)).toEqual([ids[4], ids[3]]);
     expect(first.body.meta).toEqual({ total: 5, limit: 2, offset: 0, hasMore: true });
-    expect(first.body.links.next).toBe(`${base}/tokens?limit=2&offset=2`);
+    expect(first.body.links.next).toBe(`${base}/tokens?limit=2&startingAfter=${ids[3]}`);
     const last = await stack.call('GET', '/tokens?limit=2&offset=4', { as: lister });
     expect(last.body.data.map((token: { id: string }) => token.id)).toEqual([ids[0]]);
     expect(last.body.meta).toEqual({ total: 5, limit: 2, offset: 4, hasMore: false });

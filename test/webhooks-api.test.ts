@@ -191,7 +191,7 @@ describe('GET /webhooks/{id} and GET /webhooks', () => {
     const page = await stack.call('GET', '/webhooks?limit=2&offset=1', { as: lister });
     expect(page.body.data.map((item: { id: string }) => item.id)).toEqual([ids[2], ids[1]]);
     expect(page.body.meta).toEqual({ total: 4, limit: 2, offset: 1, hasMore: true });
-    expect(page.body.links.next).toBe(`${base}/webhooks?limit=2&offset=3`);
+    expect(page.body.links.next).toBe(`${base}/webhooks?limit=2&startingAfter=${ids[1]}`);
 
     expect((await stack.call('DELETE', `/webhooks/${ids[1]}`, { as: lister })).status).toBe(204);
     const after = await stack.call('GET', '/webhooks', { as: lister });
@@ -666,7 +666,7 @@ describe('GET /events and GET /events/{id}', () => {
     expect(res.body.links).toEqual({ self: `${base}/events`, next: null });
     const page = await list('?limit=1&offset=1');
     expect(page.body.data.map((event: { id: string }) => event.id)).toEqual([testEvent]);
-    expect(page.body.links.next).toBe(`${base}/events?limit=1&offset=2`);
+    expect(page.body.links.next).toBe(`${base}/events?limit=1&startingAfter=${testEvent}`);
   });
 
   it('filters by type and by resourceId', async () => {

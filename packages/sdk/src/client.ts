@@ -183,25 +183,26 @@ type ListParams<P extends ListPath> = paths[P] extends { get: { parameters: infe
 
 /**
  * `for await (const payment of client.list('/payments', { query: { merchantId } }))`: every item of a list, page by
- * page (`limit` per page, 100 unless given), following `links.next` until the last page.
+ * page (`limit` per page, 100 unless given), following `links.next` until the last page. `links.next` goes on from
+ * the page's last item (`startingAfter`), so each page costs the same however deep the walk.
  */
 function lister(api: ReturnType<typeof createFetchClient<paths>>) {
   return async function* list<P extends ListPath>(
     path: P,
     params?: Partial<ListParams<P>>,
   ): AsyncGenerator<ListItem<P>> {
-    const query: Record<string, unknown> = {
+    let query: Record<string, unknown> = {
       limit: 100,
       ...((params as { query?: Record<string, unknown> } | undefined)?.query ?? {}),
     };
-    let offset = Number(query.offset ?? 0);
     for (;;) {
       const get = api.GET as (path: string, init: object) => Promise<{ data?: unknown }>;
-      const { data } = await get(path, { params: { ...(params ?? {}), query: { ...query, offset } } });
+      const { data } = await get(path, { params: { ...(params ?? {}), query } });
       const page = data as { data: ListItem<P>[]; links: { next: string | null } };
       for (const item of page.data) yield item;
       if (!page.links.next || page.data.length === 0) return;
-      offset += page.data.length;
+      // The next page is asked as `links.next` asks it: the same filters and limit, from the cursor it names.
+      query = Object.fromEntries(new URL(page.links.next).searchParams);
     }
   };
 }

@@ -3201,6 +3201,10 @@ export interface operations {
                 endDate?: string;
                 limit?: number;
                 offset?: number;
+                /** @description An id of an item of this list: the page holds the items after it (older), newest first. `offset` then skips that many more. Not with `endingBefore`. An id that is no item of this list is a 400 invalid_cursor. */
+                startingAfter?: string;
+                /** @description An id of an item of this list: the page holds the items just before it (newer), still newest first; `links.next` then goes on toward newer items. `offset` then skips that many more. Not with `startingAfter`. An id that is no item of this list is a 400 invalid_cursor. */
+                endingBefore?: string;
             };
             header?: never;
             path?: never;
@@ -3576,6 +3580,10 @@ export interface operations {
                 endDate?: string;
                 limit?: number;
                 offset?: number;
+                /** @description An id of an item of this list: the page holds the items after it (older), newest first. `offset` then skips that many more. Not with `endingBefore`. An id that is no item of this list is a 400 invalid_cursor. */
+                startingAfter?: string;
+                /** @description An id of an item of this list: the page holds the items just before it (newer), still newest first; `links.next` then goes on toward newer items. `offset` then skips that many more. Not with `startingAfter`. An id that is no item of this list is a 400 invalid_cursor. */
+                endingBefore?: string;
             };
             header?: never;
             path?: never;
@@ -3961,6 +3969,10 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                /** @description An id of an item of this list: the page holds the items after it (older), newest first. `offset` then skips that many more. Not with `endingBefore`. An id that is no item of this list is a 400 invalid_cursor. */
+                startingAfter?: string;
+                /** @description An id of an item of this list: the page holds the items just before it (newer), still newest first; `links.next` then goes on toward newer items. `offset` then skips that many more. Not with `startingAfter`. An id that is no item of this list is a 400 invalid_cursor. */
+                endingBefore?: string;
                 status?: "pending" | "active" | "suspended" | "closed";
             };
             header?: never;
@@ -4876,6 +4888,10 @@ export interface operations {
                 endDate?: string;
                 limit?: number;
                 offset?: number;
+                /** @description An id of an item of this list: the page holds the items after it (older), newest first. `offset` then skips that many more. Not with `endingBefore`. An id that is no item of this list is a 400 invalid_cursor. */
+                startingAfter?: string;
+                /** @description An id of an item of this list: the page holds the items just before it (newer), still newest first; `links.next` then goes on toward newer items. `offset` then skips that many more. Not with `startingAfter`. An id that is no item of this list is a 400 invalid_cursor. */
+                endingBefore?: string;
             };
             header?: never;
             path: {
@@ -4965,6 +4981,10 @@ export interface operations {
                 customerId?: string;
                 limit?: number;
                 offset?: number;
+                /** @description An id of an item of this list: the page holds the items after it (older), newest first. `offset` then skips that many more. Not with `endingBefore`. An id that is no item of this list is a 400 invalid_cursor. */
+                startingAfter?: string;
+                /** @description An id of an item of this list: the page holds the items just before it (newer), still newest first; `links.next` then goes on toward newer items. `offset` then skips that many more. Not with `startingAfter`. An id that is no item of this list is a 400 invalid_cursor. */
+                endingBefore?: string;
             };
             header?: never;
             path?: never;
@@ -5466,6 +5486,10 @@ export interface operations {
                 merchantId?: string;
                 limit?: number;
                 offset?: number;
+                /** @description An id of an item of this list: the page holds the items after it (older), newest first. `offset` then skips that many more. Not with `endingBefore`. An id that is no item of this list is a 400 invalid_cursor. */
+                startingAfter?: string;
+                /** @description An id of an item of this list: the page holds the items just before it (newer), still newest first; `links.next` then goes on toward newer items. `offset` then skips that many more. Not with `startingAfter`. An id that is no item of this list is a 400 invalid_cursor. */
+                endingBefore?: string;
             };
             header?: never;
             path?: never;
@@ -5694,6 +5718,10 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                /** @description An id of an item of this list: the page holds the items after it (older), newest first. `offset` then skips that many more. Not with `endingBefore`. An id that is no item of this list is a 400 invalid_cursor. */
+                startingAfter?: string;
+                /** @description An id of an item of this list: the page holds the items just before it (newer), still newest first; `links.next` then goes on toward newer items. `offset` then skips that many more. Not with `startingAfter`. An id that is no item of this list is a 400 invalid_cursor. */
+                endingBefore?: string;
             };
             header?: never;
             path?: never;
@@ -6325,6 +6353,10 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                /** @description An id of an item of this list: the page holds the items after it (older), newest first. `offset` then skips that many more. Not with `endingBefore`. An id that is no item of this list is a 400 invalid_cursor. */
+                startingAfter?: string;
+                /** @description An id of an item of this list: the page holds the items just before it (newer), still newest first; `links.next` then goes on toward newer items. `offset` then skips that many more. Not with `startingAfter`. An id that is no item of this list is a 400 invalid_cursor. */
+                endingBefore?: string;
             };
             header?: never;
             path: {
@@ -6416,6 +6448,10 @@ export interface operations {
                 resourceId?: string;
                 limit?: number;
                 offset?: number;
+                /** @description An id of an item of this list: the page holds the items after it (older), newest first. `offset` then skips that many more. Not with `endingBefore`. An id that is no item of this list is a 400 invalid_cursor. */
+                startingAfter?: string;
+                /** @description An id of an item of this list: the page holds the items just before it (newer), still newest first; `links.next` then goes on toward newer items. `offset` then skips that many more. Not with `startingAfter`. An id that is no item of this list is a 400 invalid_cursor. */
+                endingBefore?: string;
             };
             header?: never;
             path?: never;
@@ -6661,6 +6697,10 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                /** @description An id of an item of this list: the page holds the items after it (older), newest first. `offset` then skips that many more. Not with `endingBefore`. An id that is no item of this list is a 400 invalid_cursor. */
+                startingAfter?: string;
+                /** @description An id of an item of this list: the page holds the items just before it (newer), still newest first; `links.next` then goes on toward newer items. `offset` then skips that many more. Not with `startingAfter`. An id that is no item of this list is a 400 invalid_cursor. */
+                endingBefore?: string;
             };
             header?: never;
             path?: never;

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { balanceTransactionTypes } from '../db/schema/payouts';
-import { paginationQuery } from '../http/pagination';
+import { cursorQuery, paginationQuery } from '../http/pagination';
 import { isId } from '../ids';
 import {
   authenticated,
@@ -87,6 +87,7 @@ export const listBalanceTransactionsQuerySchema = z.object({
   startDate: isoDateParam('startDate').openapi({ description: 'Created at or after (inclusive)' }),
   endDate: isoDateParam('endDate').openapi({ description: 'Created before (exclusive)' }),
   ...paginationQuery,
+  ...cursorQuery,
 });
 
 export const listBalanceTransactionsRoute = createRoute({

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { paginationQuery } from '../http/pagination';
+import { cursorQuery, paginationQuery } from '../http/pagination';
 import {
   authenticated,
   authenticatedBodyErrors,
@@ -98,6 +98,7 @@ export const listCustomersQuerySchema = z.object({
   externalId: queryText('externalId', 'Only customers with this external id', 'user-42'),
   merchantId: queryText('merchantId', "Only this merchant's customers", 'mer_…'),
   ...paginationQuery,
+  ...cursorQuery,
 });
 
 export const listCustomersRoute = createRoute({

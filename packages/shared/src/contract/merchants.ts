@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { avsModes, fraudScreenPolicies } from '../db/schema/merchants';
 import { payoutIntervals, weekdays } from '../db/schema/payouts';
-import { paginationQuery } from '../http/pagination';
+import { cursorQuery, paginationQuery } from '../http/pagination';
 import { merchantStatuses } from '../states/merchant-states';
 import {
   adminBodyErrors,
@@ -247,6 +247,7 @@ export const getMerchantRoute = createRoute({
 
 export const listMerchantsQuerySchema = z.object({
   ...paginationQuery,
+  ...cursorQuery,
   status: z
     .enum(merchantStatuses)
     .optional()

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { configSchema } from '../config/config';
-import { paginationQuery } from '../http/pagination';
+import { cursorQuery, paginationQuery } from '../http/pagination';
 import type { AmountBounds } from '../money';
 import { paymentStatuses } from '../states/payment-states';
 import {
@@ -229,6 +229,7 @@ export const listPaymentsQuerySchema = z.object({
   startDate: isoDateParam('startDate').openapi({ description: 'Created at or after (inclusive)' }),
   endDate: isoDateParam('endDate').openapi({ description: 'Created before (exclusive)' }),
   ...paginationQuery,
+  ...cursorQuery,
 });
 
 export const listPaymentsRoute = createRoute({

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { configSchema } from '../config/config';
 import { balanceTransactionTypes, payoutStatuses } from '../db/schema/payouts';
-import { paginationQuery } from '../http/pagination';
+import { cursorQuery, paginationQuery } from '../http/pagination';
 import { type AmountBounds, amountString } from '../money';
 import {
   authenticated,
@@ -141,6 +141,7 @@ export const listPayoutsQuerySchema = z.object({
   startDate: isoDateParam('startDate').openapi({ description: 'Created at or after (inclusive)' }),
   endDate: isoDateParam('endDate').openapi({ description: 'Created before (exclusive)' }),
   ...paginationQuery,
+  ...cursorQuery,
 });
 
 export const listPayoutsRoute = createRoute({

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { paginationQuery } from '../http/pagination';
+import { cursorQuery, paginationQuery } from '../http/pagination';
 import {
   authenticated,
   authenticatedBodyErrors,
@@ -185,6 +185,7 @@ export const listTokensQuerySchema = z.object({
       example: 'cus_…',
     }),
   ...paginationQuery,
+  ...cursorQuery,
 });
 
 export const listTokensRoute = createRoute({

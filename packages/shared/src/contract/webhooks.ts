@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { deliveryStatuses } from '../db/schema/webhooks';
 import { eventTypes } from '../events/outbox';
 import { optionalBody } from '../http/body';
-import { paginationQuery } from '../http/pagination';
+import { cursorQuery, paginationQuery } from '../http/pagination';
 import { webhookUrlProblem } from '../webhooks/url-guard';
 import {
   authenticated,
@@ -249,6 +249,7 @@ export const listEventsQuerySchema = z.object({
     value ? value : undefined,
   ),
   ...paginationQuery,
+  ...cursorQuery,
 });
 
 export const createWebhookRoute = createRoute({
@@ -272,7 +273,7 @@ export const listWebhooksRoute = createRoute({
   tags: ['Webhooks'],
   summary: 'The account’s webhook endpoints, newest first (deleted ones left out)',
   security: authenticated,
-  request: { query: z.object(paginationQuery) },
+  request: { query: z.object({ ...paginationQuery, ...cursorQuery }) },
   responses: {
     200: jsonResponse('A page of endpoints', listDocument(webhookResourceSchema)),
     ...authenticatedErrors(400, 403),
@@ -392,7 +393,7 @@ export const listWebhookDeliveriesRoute = createRoute({
   tags: ['Webhooks'],
   summary: 'Deliveries to the endpoint, newest first, each with its attempts',
   security: authenticated,
-  request: { params: webhookId, query: z.object(paginationQuery) },
+  request: { params: webhookId, query: z.object({ ...paginationQuery, ...cursorQuery }) },
   responses: {
     200: jsonResponse('A page of deliveries', listDocument(deliveryResourceSchema)),
     ...authenticatedErrors(400, 403, 404),

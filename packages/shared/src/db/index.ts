@@ -1,7 +1,8 @@
 /**
  * The database: connections and transactions (client.ts), the hot path's written-out statements and the one
  * reader of raw rows (raw.ts), the handle types both use (types.ts), set-based parameters (unnest.ts), group commit
- * and group reads (batcher.ts) and admission of new payments (admission.ts), migrations.
+ * and group reads (batcher.ts) and admission of new payments (admission.ts), list pages read from a cursor
+ * (keyset.ts), migrations.
  *
  * How a statement is written (docs/design.md, Queries):
  * - drizzle's query builder by default;
@@ -20,6 +21,7 @@ export * from './admission';
 export * from './batcher';
 export * from './client';
 export * from './counts';
+export * from './keyset';
 export * from './migrate';
 export * from './raw';
 export * as schema from './schema';

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import type { Travel } from '../db/keyset';
 
 export type ResourceObject<T extends string = string, A = Record<string, unknown>> = {
   type: T;
@@ -19,19 +20,26 @@ export const single = <R extends ResourceObject>(self: string, data: R) => ({ li
 
 export type PageMeta = { total: number; limit: number; offset: number; hasMore: boolean };
 
-/** A list document: links {self, next}, data, meta {total, limit, offset, hasMore}. */
-export function list<R>(
-  c: Context,
-  baseUrl: string,
-  data: R[],
-  page: { total: number; limit: number; offset: number },
-) {
-  const hasMore = page.offset + data.length < page.total;
+/** What a list page knows: its filter's total, the limit and offset asked, and, read from a cursor, its travel. */
+export type Page = { total: number; limit: number; offset: number; travel?: Travel };
+
+/**
+ * A list document: links {self, next}, data, meta {total, limit, offset, hasMore}. `hasMore`: read from a cursor,
+ * whether more items lie beyond the page in its direction of travel; else whether the total goes past it.
+ * `links.next` goes on from the page's last item (`startingAfter`), or toward newer items from its first
+ * (`endingBefore`) when the page went that way, never by offset: following it never reads the pages before.
+ */
+export function list<R extends { id: string }>(c: Context, baseUrl: string, data: R[], page: Page) {
+  const hasMore = page.travel ? page.travel.hasMore : page.offset + data.length < page.total;
   const self = requestUrl(c, baseUrl);
+  const first = data[0];
+  const last = data[data.length - 1];
   let next: string | null = null;
-  if (hasMore) {
+  if (hasMore && first && last) {
     const url = new URL(self);
-    url.searchParams.set('offset', String(page.offset + page.limit));
+    for (const name of ['offset', 'startingAfter', 'endingBefore']) url.searchParams.delete(name);
+    if (page.travel?.toward === 'newer') url.searchParams.set('endingBefore', first.id);
+    else url.searchParams.set('startingAfter', last.id);
     url.searchParams.set('limit', String(page.limit));
     next = url.toString();
   }

@@ -1,10 +1,17 @@
-import { type DbOrTx, schema } from '@pps/shared/db';
-import { count, desc, eq } from 'drizzle-orm';
+import { type DbOrTx, type Keyset, keysetPage, keysetRead, placeIn, rowsToRead, schema } from '@pps/shared/db';
+import { count, eq } from 'drizzle-orm';
 
 const { achFiles } = schema;
 
-/** A page of the NACHA files settlement and payout runs wrote, newest first, without their content; and how many there are. */
-export async function listAchFileRows(db: DbOrTx, page: { limit: number; offset: number }) {
+/** A file's place in the list, for a cursor; undefined when there is no such file. */
+export const achFilePlace = (db: DbOrTx, id: string) => placeIn(db, achFiles, id);
+
+/**
+ * A page of the NACHA files settlement and payout runs wrote, newest first (from a cursor, from its place on),
+ * without their content; and how many there are.
+ */
+export async function listAchFileRows(db: DbOrTx, page: { limit: number; offset: number; keyset?: Keyset }) {
+  const read = keysetRead(achFiles, page.keyset);
   const [rows, totals] = await Promise.all([
     db
       .select({
@@ -19,12 +26,13 @@ export async function listAchFileRows(db: DbOrTx, page: { limit: number; offset:
         payoutIds: achFiles.payoutIds,
       })
       .from(achFiles)
-      .orderBy(desc(achFiles.createdAt), desc(achFiles.id))
-      .limit(page.limit)
+      .where(read.where)
+      .orderBy(...read.orderBy)
+      .limit(rowsToRead(page.limit, page.keyset))
       .offset(page.offset),
     db.select({ total: count() }).from(achFiles),
   ]);
-  return { rows, total: totals[0]?.total ?? 0 };
+  return { ...keysetPage(rows, page.limit, page.keyset), total: totals[0]?.total ?? 0 };
 }
 
 /** A file's content as stored: the FieldCipher ciphertext. */

@@ -12,8 +12,8 @@ export function registerAchFileRoutes(app: OpenAPIHono<GatewayEnv>, deps: Gatewa
   const ctx = gatewayContext(deps);
 
   app.openapi(listAchFilesRoute, async (c) => {
-    const { limit, offset } = c.req.valid('query');
-    const { rows, total } = await listAchFiles({ ctx, input: { limit, offset } });
+    const query = c.req.valid('query');
+    const { rows, total, travel } = await listAchFiles({ ctx, input: query });
     const data = rows.map(({ id, createdAt, totalDebit, totalCredit, ...rest }) => ({
       type: 'achFiles' as const,
       id,
@@ -25,7 +25,7 @@ export function registerAchFileRoutes(app: OpenAPIHono<GatewayEnv>, deps: Gatewa
         totalCredit: String(totalCredit),
       },
     }));
-    return c.json(list(c, base, data, { total, limit, offset }), 200);
+    return c.json(list(c, base, data, { total, limit: query.limit, offset: query.offset, travel }), 200);
   });
 
   app.openapi(getAchFileRoute, async (c) => {

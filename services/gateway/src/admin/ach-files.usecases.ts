@@ -1,17 +1,12 @@
 import type { FieldCipher } from '@pps/shared/crypto';
-import { notFound } from '@pps/shared/http';
+import { keysetOf, notFound, type PageQuery } from '@pps/shared/http';
 import type { GatewayContext } from '../deps';
-import { findAchFileContent, listAchFileRows } from './ach-files.repository';
+import { achFilePlace, findAchFileContent, listAchFileRows } from './ach-files.repository';
 
 /** GET /admin/ach-files: the files settlement wrote, newest first (the settlement service owns the table). */
-export async function listAchFiles({
-  ctx,
-  input,
-}: {
-  ctx: Pick<GatewayContext, 'db'>;
-  input: { limit: number; offset: number };
-}) {
-  return listAchFileRows(ctx.db, input);
+export async function listAchFiles({ ctx, input }: { ctx: Pick<GatewayContext, 'db'>; input: PageQuery }) {
+  const keyset = await keysetOf(input, (id) => achFilePlace(ctx.db, id));
+  return listAchFileRows(ctx.db, { limit: input.limit, offset: input.offset, keyset });
 }
 
 /** GET /admin/ach-files/{id}: the NACHA file as written, decrypted (it holds full account numbers). */

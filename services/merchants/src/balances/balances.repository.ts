@@ -1,6 +1,17 @@
-import { countedLists, type DbOrTx, keptCount, schema } from '@pps/shared/db';
+import {
+  countedLists,
+  type DbOrTx,
+  type Keyset,
+  keptCount,
+  keysetPage,
+  keysetRead,
+  placeIn,
+  rowsToRead,
+  schema,
+  type Travel,
+} from '@pps/shared/db';
 import { keptBalances, ledgerAccounts } from '@pps/shared/ledger';
-import { and, count, desc, eq, gte, lt, type SQL } from 'drizzle-orm';
+import { and, count, eq, gte, lt, type SQL } from 'drizzle-orm';
 
 const { balanceTransactions } = schema;
 
@@ -30,17 +41,24 @@ export type BalanceTransactionFilter = {
   endDate?: Date;
   limit: number;
   offset: number;
+  /** The page starts at a cursor item's place (`balanceTransactionPlace`), not at the newest row. */
+  keyset?: Keyset;
 };
+
+/** A row's place in the merchant's list, for a cursor; undefined when it is no row of the merchant's. */
+export const balanceTransactionPlace = (db: DbOrTx, merchantId: string, id: string) =>
+  placeIn(db, balanceTransactions, id, eq(balanceTransactions.merchantId, merchantId));
 
 /**
  * A page of a merchant's balance transactions, newest first, with the total of the filter. The page is read
  * backwards along `(merchant_id, created_at, id)`, the dates bounding that range, so it reads up to its own end and
  * never sorts the merchant's history (test/listing-scans.test.ts); `type` and `payoutId` filter the rows it reads.
+ * From a cursor the range starts at the cursor's place.
  */
 export async function listBalanceTransactionRows(
   db: DbOrTx,
   filter: BalanceTransactionFilter,
-): Promise<{ rows: BalanceTransactionRow[]; total: number }> {
+): Promise<{ rows: BalanceTransactionRow[]; total: number; travel?: Travel }> {
   const conditions: (SQL | undefined)[] = [
     eq(balanceTransactions.merchantId, filter.merchantId),
     filter.type ? eq(balanceTransactions.type, filter.type) : undefined,
@@ -49,13 +67,14 @@ export async function listBalanceTransactionRows(
     filter.endDate ? lt(balanceTransactions.createdAt, filter.endDate) : undefined,
   ];
   const where = and(...conditions);
+  const read = keysetRead(balanceTransactions, filter.keyset);
   const [rows, total] = await Promise.all([
     db
       .select()
       .from(balanceTransactions)
-      .where(where)
-      .orderBy(desc(balanceTransactions.createdAt), desc(balanceTransactions.id))
-      .limit(filter.limit)
+      .where(and(where, read.where))
+      .orderBy(...read.orderBy)
+      .limit(rowsToRead(filter.limit, filter.keyset))
       .offset(filter.offset),
     filter.payoutId || filter.startDate || filter.endDate
       ? db
@@ -69,5 +88,5 @@ export async function listBalanceTransactionRows(
           buckets: filter.type ? [filter.type] : undefined,
         }),
   ]);
-  return { rows, total };
+  return { ...keysetPage(rows, filter.limit, filter.keyset), total };
 }

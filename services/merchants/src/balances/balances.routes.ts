@@ -14,10 +14,11 @@ export function registerBalanceRoutes(app: ServiceApp) {
   app.openapi(listBalanceTransactionsRoute, async (c) => {
     const ctx = c.get('ctx');
     const query = c.req.valid('query');
-    const { items, total } = await listBalanceTransactions({
+    const { items, total, travel } = await listBalanceTransactions({
       ctx,
       input: { ...query, merchantId: c.req.valid('param').id },
     });
-    return c.json(list(c, ctx.config.PUBLIC_BASE_URL, items, { total, ...query }), 200);
+    const page = { total, limit: query.limit, offset: query.offset, travel };
+    return c.json(list(c, ctx.config.PUBLIC_BASE_URL, items, page), 200);
   });
 }

@@ -1,8 +1,14 @@
 import type { BalanceResource, BalanceTransactionResource } from '@pps/shared/contract';
-import { invalidDateRange, type ServiceContext } from '@pps/shared/http';
+import type { Travel } from '@pps/shared/db';
+import { invalidDateRange, keysetOf, type PageQuery, type ServiceContext } from '@pps/shared/http';
 import { requireMerchant } from '../merchants/merchants.access';
 import { balanceResource, balanceTransactionResource } from './balances.presenter';
-import { type BalanceTransactionFilter, listBalanceTransactionRows, merchantBalances } from './balances.repository';
+import {
+  type BalanceTransactionFilter,
+  balanceTransactionPlace,
+  listBalanceTransactionRows,
+  merchantBalances,
+} from './balances.repository';
 
 /**
  * GET /merchants/{id}/balance: what the ledger holds for the merchant (404 unknown, 403 another account's, as every
@@ -20,7 +26,7 @@ export async function getBalance({
 }
 
 /** The query of GET /merchants/{id}/balance-transactions: the repository's filter as the route passes it. */
-export type ListBalanceTransactionsInput = BalanceTransactionFilter;
+export type ListBalanceTransactionsInput = Omit<BalanceTransactionFilter, 'keyset'> & PageQuery;
 
 /** GET /merchants/{id}/balance-transactions: a page, newest first; the dates filter as GET /payments's do. */
 export async function listBalanceTransactions({
@@ -29,9 +35,14 @@ export async function listBalanceTransactions({
 }: {
   ctx: ServiceContext;
   input: ListBalanceTransactionsInput;
-}): Promise<{ items: BalanceTransactionResource[]; total: number }> {
+}): Promise<{ items: BalanceTransactionResource[]; total: number; travel?: Travel }> {
   const merchant = await requireMerchant(ctx.db, ctx, input.merchantId);
   if (input.startDate && input.endDate && input.startDate > input.endDate) throw invalidDateRange();
-  const { rows, total } = await listBalanceTransactionRows(ctx.db, { ...input, merchantId: merchant.id });
-  return { items: rows.map(balanceTransactionResource), total };
+  const keyset = await keysetOf(input, (id) => balanceTransactionPlace(ctx.db, merchant.id, id));
+  const { rows, total, travel } = await listBalanceTransactionRows(ctx.db, {
+    ...input,
+    merchantId: merchant.id,
+    keyset,
+  });
+  return { items: rows.map(balanceTransactionResource), total, travel };
 }

@@ -1,5 +1,17 @@
-import { countedLists, type DbOrTx, isUniqueViolation, keptCount, schema } from '@pps/shared/db';
-import { and, desc, eq, or } from 'drizzle-orm';
+import {
+  countedLists,
+  type DbOrTx,
+  isUniqueViolation,
+  type Keyset,
+  keptCount,
+  keysetPage,
+  keysetRead,
+  placeIn,
+  rowsToRead,
+  schema,
+  type Travel,
+} from '@pps/shared/db';
+import { and, eq, or } from 'drizzle-orm';
 import { type DuplicateField, duplicateMerchant } from './merchants.errors';
 
 const { merchants } = schema;
@@ -60,21 +72,27 @@ export async function updateMerchantRow(
 }
 
 /** A page of the account's merchants, newest first (ties broken by the time-ordered id). */
+/** A merchant's place in the account's list, for a cursor; undefined when it is no merchant of the account's. */
+export const merchantPlace = (db: DbOrTx, accountId: string, id: string) =>
+  placeIn(db, merchants, id, eq(merchants.accountId, accountId));
+
 export async function listMerchantRows(
   db: DbOrTx,
-  query: { accountId: string; status?: schema.MerchantStatus; limit: number; offset: number },
-): Promise<{ rows: MerchantRow[]; total: number }> {
+  query: { accountId: string; status?: schema.MerchantStatus; limit: number; offset: number; keyset?: Keyset },
+): Promise<{ rows: MerchantRow[]; total: number; travel?: Travel }> {
+  const read = keysetRead(merchants, query.keyset);
   const where = and(
     eq(merchants.accountId, query.accountId),
     query.status ? eq(merchants.status, query.status) : undefined,
+    read.where,
   );
   const [rows, total] = await Promise.all([
     db
       .select()
       .from(merchants)
       .where(where)
-      .orderBy(desc(merchants.createdAt), desc(merchants.id))
-      .limit(query.limit)
+      .orderBy(...read.orderBy)
+      .limit(rowsToRead(query.limit, query.keyset))
       .offset(query.offset),
     keptCount(db, {
       list: countedLists.merchants,
@@ -82,5 +100,5 @@ export async function listMerchantRows(
       buckets: query.status ? [query.status] : undefined,
     }),
   ]);
-  return { rows, total };
+  return { ...keysetPage(rows, query.limit, query.keyset), total };
 }

@@ -34,8 +34,9 @@ export function registerMerchantRoutes(app: ServiceApp, secrets: MerchantSecrets
 
   app.openapi(listMerchantsRoute, async (c) => {
     const query = c.req.valid('query');
-    const { items, total } = await listMerchants({ ctx: c.get('ctx'), input: query });
-    return c.json(list(c, c.get('ctx').config.PUBLIC_BASE_URL, items, { total, ...query }), 200);
+    const { items, total, travel } = await listMerchants({ ctx: c.get('ctx'), input: query });
+    const page = { total, limit: query.limit, offset: query.offset, travel };
+    return c.json(list(c, c.get('ctx').config.PUBLIC_BASE_URL, items, page), 200);
   });
 
   app.openapi(getMerchantRoute, async (c) => {

@@ -4,8 +4,8 @@ import type {
   MerchantListItem,
   MerchantResource,
 } from '@pps/shared/contract';
-import { type schema, withTransaction } from '@pps/shared/db';
-import { type ServiceContext, validationError } from '@pps/shared/http';
+import { type schema, type Travel, withTransaction } from '@pps/shared/db';
+import { keysetOf, type PageQuery, type ServiceContext, validationError } from '@pps/shared/http';
 import { newId } from '@pps/shared/ids';
 import { addBankAccountVersion } from '../bank-accounts/bank-accounts.repository';
 import { insertDefaultSchedule } from '../payout-schedules/payout-schedules.repository';
@@ -13,7 +13,13 @@ import { ageProblem, digitsOf, phoneDigits } from '../validation';
 import { assertNotClosed, presentMerchant, recordMerchantEvent, requireMerchant } from './merchants.access';
 import { duplicateMerchant } from './merchants.errors';
 import { avsUpdated, merchantListItem } from './merchants.presenter';
-import { findDuplicates, insertMerchant, listMerchantRows, updateMerchantRow } from './merchants.repository';
+import {
+  findDuplicates,
+  insertMerchant,
+  listMerchantRows,
+  merchantPlace,
+  updateMerchantRow,
+} from './merchants.repository';
 import type { MerchantsContext } from './merchants.secrets';
 
 type AvsMode = schema.AvsMode;
@@ -130,10 +136,11 @@ export async function listMerchants({
   input,
 }: {
   ctx: ServiceContext;
-  input: { limit: number; offset: number; status?: MerchantStatus };
-}): Promise<{ items: MerchantListItem[]; total: number }> {
-  const { rows, total } = await listMerchantRows(ctx.db, { accountId: ctx.accountId, ...input });
-  return { items: rows.map(merchantListItem), total };
+  input: PageQuery & { status?: MerchantStatus };
+}): Promise<{ items: MerchantListItem[]; total: number; travel?: Travel }> {
+  const keyset = await keysetOf(input, (id) => merchantPlace(ctx.db, ctx.accountId, id));
+  const { rows, total, travel } = await listMerchantRows(ctx.db, { accountId: ctx.accountId, ...input, keyset });
+  return { items: rows.map(merchantListItem), total, travel };
 }
 
 /** AVS mode for new payments; a payment in flight keeps the mode it read. Setting the same mode changes nothing. */

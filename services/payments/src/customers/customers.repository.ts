@@ -1,5 +1,14 @@
-import { type DbOrTx, schema } from '@pps/shared/db';
-import { and, count, desc, eq } from 'drizzle-orm';
+import {
+  type DbOrTx,
+  type Keyset,
+  keysetPage,
+  keysetRead,
+  placeIn,
+  rowsToRead,
+  schema,
+  type Travel,
+} from '@pps/shared/db';
+import { and, count, eq } from 'drizzle-orm';
 
 const { customers, merchants } = schema;
 
@@ -17,26 +26,38 @@ export async function findCustomer(db: DbOrTx, id: string): Promise<Customer | u
   return row;
 }
 
+/** A customer's place in the account's list, for a cursor; undefined when it is no customer of the account's. */
+export const customerPlace = (db: DbOrTx, accountId: string, id: string) =>
+  placeIn(db, customers, id, eq(customers.accountId, accountId));
+
 export async function listCustomers(
   db: DbOrTx,
-  filter: { accountId: string; externalId?: string; merchantId?: string; limit: number; offset: number },
-): Promise<{ rows: Customer[]; total: number }> {
+  filter: {
+    accountId: string;
+    externalId?: string;
+    merchantId?: string;
+    limit: number;
+    offset: number;
+    keyset?: Keyset;
+  },
+): Promise<{ rows: Customer[]; total: number; travel?: Travel }> {
   const where = and(
     eq(customers.accountId, filter.accountId),
     filter.externalId === undefined ? undefined : eq(customers.externalId, filter.externalId),
     filter.merchantId === undefined ? undefined : eq(customers.merchantId, filter.merchantId),
   );
+  const read = keysetRead(customers, filter.keyset);
   const [rows, [counted]] = await Promise.all([
     db
       .select()
       .from(customers)
-      .where(where)
-      .orderBy(desc(customers.createdAt), desc(customers.id))
-      .limit(filter.limit)
+      .where(and(where, read.where))
+      .orderBy(...read.orderBy)
+      .limit(rowsToRead(filter.limit, filter.keyset))
       .offset(filter.offset),
     db.select({ total: count() }).from(customers).where(where),
   ]);
-  return { rows, total: counted?.total ?? 0 };
+  return { ...keysetPage(rows, filter.limit, filter.keyset), total: counted?.total ?? 0 };
 }
 
 /** The owner of a merchant (the merchants service owns the table; we only read it). */

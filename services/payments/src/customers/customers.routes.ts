@@ -25,6 +25,7 @@ export function registerCustomerRoutes(app: ServiceApp, deps: ServiceDeps) {
         total: page.total,
         limit: query.limit,
         offset: query.offset,
+        travel: page.travel,
       }),
       200,
     );

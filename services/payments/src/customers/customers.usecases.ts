@@ -1,7 +1,15 @@
 import type { CustomerInput } from '@pps/shared/contract';
-import { ownedBy, type ServiceContext } from '@pps/shared/http';
+import type { Travel } from '@pps/shared/db';
+import { keysetOf, ownedBy, type PageQuery, type ServiceContext } from '@pps/shared/http';
 import { isId, newId } from '@pps/shared/ids';
-import { type Customer, findCustomer, findMerchantOwner, insertCustomer, listCustomers } from './customers.repository';
+import {
+  type Customer,
+  customerPlace,
+  findCustomer,
+  findMerchantOwner,
+  insertCustomer,
+  listCustomers,
+} from './customers.repository';
 
 const MERCHANT_POINTER = '/data/attributes/merchantId';
 
@@ -39,19 +47,21 @@ export async function listAccountCustomers({
   input,
 }: {
   ctx: ServiceContext;
-  input: { externalId?: string; merchantId?: string; limit: number; offset: number };
-}): Promise<{ rows: Customer[]; total: number }> {
+  input: PageQuery & { externalId?: string; merchantId?: string };
+}): Promise<{ rows: Customer[]; total: number; travel?: Travel }> {
   const externalId = input.externalId === '' ? undefined : input.externalId;
   const merchantId = input.merchantId === '' ? undefined : input.merchantId;
   if (merchantId !== undefined) {
     const merchant = await findMerchantOwner(ctx.db, merchantId);
     ownedBy(merchant, ctx, 'merchant', merchantId, { parameter: 'merchantId', notFoundStatus: 400 });
   }
+  const keyset = await keysetOf(input, (id) => customerPlace(ctx.db, ctx.accountId, id));
   return listCustomers(ctx.db, {
     accountId: ctx.accountId,
     externalId,
     merchantId,
     limit: input.limit,
     offset: input.offset,
+    keyset,
   });
 }

@@ -1,6 +1,17 @@
-import { countedLists, type DbOrTx, keptCount, schema } from '@pps/shared/db';
+import {
+  countedLists,
+  type DbOrTx,
+  type Keyset,
+  keptCount,
+  keysetPage,
+  keysetRead,
+  placeIn,
+  rowsToRead,
+  schema,
+  type Travel,
+} from '@pps/shared/db';
 import { OUTBOX_CHANNEL } from '@pps/shared/events';
-import { and, count, desc, eq, sql } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 
 const { events, unrelayedEvents } = schema;
 
@@ -20,22 +31,27 @@ export async function findEvent(
   return row;
 }
 
+/** An event's place in the account's list, for a cursor; undefined when it is no event of the account's. */
+export const eventPlace = (db: DbOrTx, accountId: string, id: string) =>
+  placeIn(db, events, id, eq(events.accountId, accountId));
+
 export async function listEvents(
   db: DbOrTx,
-  filter: { accountId: string; type?: string; resourceId?: string; limit: number; offset: number },
-): Promise<{ rows: EventRow[]; total: number }> {
+  filter: { accountId: string; type?: string; resourceId?: string; limit: number; offset: number; keyset?: Keyset },
+): Promise<{ rows: EventRow[]; total: number; travel?: Travel }> {
   const where = and(
     eq(events.accountId, filter.accountId),
     filter.type === undefined ? undefined : eq(events.type, filter.type),
     filter.resourceId === undefined ? undefined : eq(events.resourceId, filter.resourceId),
   );
+  const read = keysetRead(events, filter.keyset);
   const [rows, total] = await Promise.all([
     db
       .select()
       .from(events)
-      .where(where)
-      .orderBy(desc(events.createdAt), desc(events.id))
-      .limit(filter.limit)
+      .where(and(where, read.where))
+      .orderBy(...read.orderBy)
+      .limit(rowsToRead(filter.limit, filter.keyset))
       .offset(filter.offset),
     // A resource's events are few, counted along its index; else the account's kept total.
     filter.resourceId === undefined
@@ -50,7 +66,7 @@ export async function listEvents(
           .where(where)
           .then(([counted]) => counted?.total ?? 0),
   ]);
-  return { rows, total };
+  return { ...keysetPage(rows, filter.limit, filter.keyset), total };
 }
 
 /** Takes an event off the relay's queue, so the relay does not fan it out (its deliveries were made by the caller). */

@@ -12,7 +12,12 @@ export function registerEventRoutes(app: ServiceApp, deps: ServiceDeps) {
     const query = c.req.valid('query');
     const page = await listAccountEvents({ ctx: c.get('ctx'), input: query });
     return c.json(
-      list(c, baseUrl, page.rows.map(eventResource), { total: page.total, limit: query.limit, offset: query.offset }),
+      list(c, baseUrl, page.rows.map(eventResource), {
+        total: page.total,
+        limit: query.limit,
+        offset: query.offset,
+        travel: page.travel,
+      }),
       200,
     );
   });

@@ -1,12 +1,12 @@
 import type { RedeliverInput } from '@pps/shared/contract';
-import { withTransaction } from '@pps/shared/db';
-import { ownedBy, type ServiceContext, wallClockNow } from '@pps/shared/http';
+import { type Travel, withTransaction } from '@pps/shared/db';
+import { keysetOf, ownedBy, type PageQuery, type ServiceContext, wallClockNow } from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
 import { type DeliveryView, reopenDeliveries, withAttempts } from '@pps/webhooks';
 import { webhookErrors, webhookPointers } from '../webhooks/webhooks.errors';
 import { redeliveryTargets } from '../webhooks/webhooks.repository';
 import { ownedEndpoint } from '../webhooks/webhooks.usecases';
-import { type EventRow, findEvent, listEvents, notifyOutbox } from './events.repository';
+import { type EventRow, eventPlace, findEvent, listEvents, notifyOutbox } from './events.repository';
 
 /**
  * An event of the caller's account: 404 unknown (or not an event id), 403 another account's. `keep`: locked for the
@@ -27,9 +27,10 @@ export async function listAccountEvents({
   input,
 }: {
   ctx: ServiceContext;
-  input: { type?: string; resourceId?: string; limit: number; offset: number };
-}): Promise<{ rows: EventRow[]; total: number }> {
-  return listEvents(ctx.db, { accountId: ctx.accountId, ...input });
+  input: PageQuery & { type?: string; resourceId?: string };
+}): Promise<{ rows: EventRow[]; total: number; travel?: Travel }> {
+  const keyset = await keysetOf(input, (id) => eventPlace(ctx.db, ctx.accountId, id));
+  return listEvents(ctx.db, { accountId: ctx.accountId, ...input, keyset });
 }
 
 /**

@@ -1,18 +1,24 @@
 import type { DbOrTx } from '@pps/shared/db';
 import {
   countedLists,
+  type Keyset,
   keptCount,
+  keysetPage,
+  keysetRead,
   mapSent,
   type Part,
+  placeIn,
   rowMapper,
+  rowsToRead,
   type Sent,
   schema,
   send,
+  type Travel,
   tableCodec,
   texts,
 } from '@pps/shared/db';
 import { type PaymentStatus, PROCESSING } from '@pps/shared/states';
-import { and, count, desc, eq, gte, lt, ne, or, type SQL } from 'drizzle-orm';
+import { and, count, eq, gte, lt, ne, or, type SQL } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
 
 const { merchants, payments } = schema;
@@ -201,20 +207,31 @@ export type PaymentListFilter = {
   endDate?: Date;
   limit: number;
   offset: number;
+  /** The page starts at a cursor item's place (`paymentPlace`), not at the newest record. */
+  keyset?: Keyset;
 };
+
+/** The merchant's records, as primary or as split receiver: the scope of its list, and of a cursor in it. */
+const ofMerchant = (merchantId: string) =>
+  or(eq(payments.merchantId, merchantId), eq(payments.splitMerchantId, merchantId));
+
+/** A record's place in the merchant's list, for a cursor; undefined when it is no record of the merchant's. */
+export const paymentPlace = (db: DbOrTx, merchantId: string, id: string) =>
+  placeIn(db, payments, id, ofMerchant(merchantId));
 
 /**
  * A merchant's records, as primary or as split receiver, newest first, with the total of the filter. The page is
  * a union of the two roles, each read newest first along its own index and cut at the page's end, so a page reads
  * about its own rows; `merchant_id = $1 or split_merchant_id = $1` read every record of the merchant and sorted
- * them for each page (docs/decisions.md, Performance: scans that grew with the tables). A split never names its
- * primary merchant, so the roles never overlap; the second branch says so anyway. A listing is the builder's
+ * them for each page (docs/decisions.md, Performance: scans that grew with the tables). From a cursor, each role
+ * starts at the cursor's place along its index, so a deep page reads no more than the first. A split never names
+ * its primary merchant, so the roles never overlap; the second branch says so anyway. A listing is the builder's
  * (its filters vary), and gives the same `Payment` as a read by id.
  */
 export async function listMerchantPayments(
   db: DbOrTx,
   filter: PaymentListFilter,
-): Promise<{ rows: Payment[]; total: number }> {
+): Promise<{ rows: Payment[]; total: number; travel?: Travel }> {
   // A new payment between its phases is internal (docs/design.md): listed once its outcome is recorded.
   const conditions: SQL[] = [ne(payments.status, PROCESSING)];
   if (filter.status) conditions.push(eq(payments.status, filter.status));
@@ -222,30 +239,31 @@ export async function listMerchantPayments(
   if (filter.endDate) conditions.push(lt(payments.createdAt, filter.endDate));
   const asPrimary = eq(payments.merchantId, filter.merchantId);
   const asSplit = and(eq(payments.splitMerchantId, filter.merchantId), ne(payments.merchantId, filter.merchantId));
-  const newestFirst = [desc(payments.createdAt), desc(payments.id)];
+  const read = keysetRead(payments, filter.keyset);
+  const rowsRead = rowsToRead(filter.limit, filter.keyset);
   const role = (which: SQL | undefined) =>
     db
       .select()
       .from(payments)
-      .where(and(which, ...conditions))
-      .orderBy(...newestFirst)
-      .limit(filter.offset + filter.limit);
+      .where(and(which, read.where, ...conditions))
+      .orderBy(...read.orderBy)
+      .limit(filter.offset + rowsRead);
   const [rows, totals] = await Promise.all([
     unionAll(role(asPrimary), role(asSplit))
-      .orderBy(...newestFirst)
-      .limit(filter.limit)
+      .orderBy(...read.orderBy)
+      .limit(rowsRead)
       .offset(filter.offset),
     filter.startDate || filter.endDate
       ? db
           .select({ total: count() })
           .from(payments)
-          .where(and(or(asPrimary, eq(payments.splitMerchantId, filter.merchantId)), ...conditions))
+          .where(and(ofMerchant(filter.merchantId), ...conditions))
           .then(([counted]) => counted?.total ?? 0)
       : keptCount(db, {
           list: countedLists.payments,
           scope: filter.merchantId,
-          ...(filter.status ? { buckets: [filter.status] } : { except: [PROCESSING] }),
+          buckets: filter.status ? [filter.status] : undefined,
         }),
   ]);
-  return { rows, total: totals };
+  return { ...keysetPage(rows, filter.limit, filter.keyset), total: totals };
 }

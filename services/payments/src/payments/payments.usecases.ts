@@ -1,5 +1,12 @@
 import type { CreatePaymentBody } from '@pps/shared/contract';
-import { invalidDateRange, ownedBy, type ServiceContext, wallClockNow } from '@pps/shared/http';
+import {
+  invalidDateRange,
+  keysetOf,
+  ownedBy,
+  type PageQuery,
+  type ServiceContext,
+  wallClockNow,
+} from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
 import { finalPaymentStatuses, type PaymentStatus, paymentStatuses, paymentTransitions } from '@pps/shared/states';
 import { beginAchDebit } from '../ach/ach.usecase';
@@ -20,7 +27,14 @@ import { secondSplit } from '../splits/second-split.usecase';
 import { beginCharge, type CardPaymentInput, type ChargeDeps } from './charge-card.usecase';
 import { paymentErrors } from './payments.errors';
 import { paymentResource, paymentStatusDocument, paymentSummary } from './payments.presenter';
-import { findChildren, findMerchant, findPayment, listMerchantPayments, type Payment } from './payments.repository';
+import {
+  findChildren,
+  findMerchant,
+  findPayment,
+  listMerchantPayments,
+  type Payment,
+  paymentPlace,
+} from './payments.repository';
 
 /** New payments' dependencies, and the group commit of operations on existing ones. */
 export type PaymentDeps = ChargeDeps & { operations: Operations };
@@ -127,13 +141,11 @@ export async function getPaymentStatus({ ctx, input }: { ctx: ServiceContext; in
   return paymentStatusDocument(await ownedPayment(ctx, input.id));
 }
 
-export type ListPaymentsInput = {
+export type ListPaymentsInput = PageQuery & {
   id?: string;
   status?: PaymentStatus;
   startDate?: Date;
   endDate?: Date;
-  limit: number;
-  offset: number;
 };
 
 /** GET /payments?id=: a merchant's records (as primary or split receiver), children included, newest first. */
@@ -144,8 +156,9 @@ export async function listPayments({ ctx, input }: { ctx: ServiceContext; input:
   if (!merchant) throw paymentErrors.invalidMerchantId(`No merchant ${merchantId}`);
   ownedBy(merchant, ctx, 'merchant', merchantId, { parameter: 'id' });
   if (input.startDate && input.endDate && input.startDate > input.endDate) throw invalidDateRange();
-  const { rows, total } = await listMerchantPayments(ctx.db, { ...input, merchantId });
-  return { data: rows.map(paymentSummary), page: { total, limit: input.limit, offset: input.offset } };
+  const keyset = await keysetOf(input, (id) => paymentPlace(ctx.db, merchantId, id));
+  const { rows, total, travel } = await listMerchantPayments(ctx.db, { ...input, merchantId, keyset });
+  return { data: rows.map(paymentSummary), page: { total, limit: input.limit, offset: input.offset, travel } };
 }
 
 /** GET /payments/states: the state machine as data. */

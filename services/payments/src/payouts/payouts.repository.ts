@@ -1,5 +1,16 @@
-import { countedLists, type DbOrTx, keptCount, schema } from '@pps/shared/db';
-import { and, asc, count, desc, eq, gte, lt, ne, type SQL } from 'drizzle-orm';
+import {
+  countedLists,
+  type DbOrTx,
+  type Keyset,
+  keptCount,
+  keysetPage,
+  keysetRead,
+  placeIn,
+  rowsToRead,
+  schema,
+  type Travel,
+} from '@pps/shared/db';
+import { and, asc, count, eq, gte, lt, ne, type SQL } from 'drizzle-orm';
 
 const { balanceTransactions, payouts, payoutSchedules } = schema;
 
@@ -34,13 +45,31 @@ export type PayoutListFilter = {
   endDate?: Date;
   limit: number;
   offset: number;
+  /** The page starts at a cursor item's place (`payoutPlace`), not at the newest payout. */
+  keyset?: Keyset;
 };
 
-/** A page of payouts, newest first, with the total of the filter (along the account's or the merchant's index). */
-export async function listPayoutRows(db: DbOrTx, filter: PayoutListFilter): Promise<{ rows: Payout[]; total: number }> {
+/** The payouts a list reads: the account's (none named for the operator), or one merchant's. */
+const payoutScope = (scope: Pick<PayoutListFilter, 'accountId' | 'merchantId'>) =>
+  and(
+    scope.accountId ? eq(payouts.accountId, scope.accountId) : undefined,
+    scope.merchantId ? eq(payouts.merchantId, scope.merchantId) : undefined,
+  );
+
+/** A payout's place in the list of `scope`, for a cursor; undefined when it is no payout of the scope's. */
+export const payoutPlace = (db: DbOrTx, scope: Pick<PayoutListFilter, 'accountId' | 'merchantId'>, id: string) =>
+  placeIn(db, payouts, id, payoutScope(scope));
+
+/**
+ * A page of payouts, newest first (from a cursor, from its place on), with the total of the filter (along the
+ * account's or the merchant's index).
+ */
+export async function listPayoutRows(
+  db: DbOrTx,
+  filter: PayoutListFilter,
+): Promise<{ rows: Payout[]; total: number; travel?: Travel }> {
   const conditions: (SQL | undefined)[] = [
-    filter.accountId ? eq(payouts.accountId, filter.accountId) : undefined,
-    filter.merchantId ? eq(payouts.merchantId, filter.merchantId) : undefined,
+    payoutScope(filter),
     filter.status ? eq(payouts.status, filter.status) : undefined,
     filter.startDate ? gte(payouts.createdAt, filter.startDate) : undefined,
     filter.endDate ? lt(payouts.createdAt, filter.endDate) : undefined,
@@ -52,13 +81,14 @@ export async function listPayoutRows(db: DbOrTx, filter: PayoutListFilter): Prom
     : filter.accountId
       ? { list: countedLists.accountPayouts, scope: filter.accountId }
       : undefined;
+  const read = keysetRead(payouts, filter.keyset);
   const [rows, total] = await Promise.all([
     db
       .select()
       .from(payouts)
-      .where(where)
-      .orderBy(desc(payouts.createdAt), desc(payouts.id))
-      .limit(filter.limit)
+      .where(and(where, read.where))
+      .orderBy(...read.orderBy)
+      .limit(rowsToRead(filter.limit, filter.keyset))
       .offset(filter.offset),
     filter.startDate || filter.endDate || !scope
       ? db
@@ -68,7 +98,7 @@ export async function listPayoutRows(db: DbOrTx, filter: PayoutListFilter): Prom
           .then(([counted]) => counted?.total ?? 0)
       : keptCount(db, { ...scope, buckets: filter.status ? [filter.status] : undefined }),
   ]);
-  return { rows, total };
+  return { ...keysetPage(rows, filter.limit, filter.keyset), total };
 }
 
 /**

@@ -1,5 +1,13 @@
 import type { CreatePayoutBody } from '@pps/shared/contract';
-import { invalidDateRange, isOperator, ownedBy, type ServiceContext, wallClockNow } from '@pps/shared/http';
+import {
+  invalidDateRange,
+  isOperator,
+  keysetOf,
+  ownedBy,
+  type PageQuery,
+  type ServiceContext,
+  wallClockNow,
+} from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
 import { createPayouts } from '@pps/shared/payouts';
 import { type IdempotentResponse, idempotencyKeyOf, runIdempotent } from '../idempotency/idempotency';
@@ -13,6 +21,7 @@ import {
   lockPayoutSchedule,
   type Payout,
   type PayoutListFilter,
+  payoutPlace,
 } from './payouts.repository';
 
 /**
@@ -93,7 +102,7 @@ export async function getPayoutReconciliation({ ctx, input }: { ctx: ServiceCont
 }
 
 /** The query of GET /payouts: the repository's filter but the account, which the caller's context gives. */
-export type ListPayoutsInput = Omit<PayoutListFilter, 'accountId'>;
+export type ListPayoutsInput = Omit<PayoutListFilter, 'accountId' | 'keyset'> & PageQuery;
 
 /**
  * GET /payouts: the account's payouts, or one merchant's (an unknown merchant is a 400, another account's a 403,
@@ -108,10 +117,8 @@ export async function listPayouts({ ctx, input }: { ctx: ServiceContext; input: 
     if (!operator) ownedBy(merchant, ctx, 'merchant', merchantId, { parameter: 'merchantId' });
   }
   if (input.startDate && input.endDate && input.startDate > input.endDate) throw invalidDateRange();
-  const { rows, total } = await listPayoutRows(ctx.db, {
-    ...input,
-    merchantId,
-    accountId: operator ? undefined : ctx.accountId,
-  });
-  return { rows, page: { total, limit: input.limit, offset: input.offset } };
+  const scope = { merchantId, accountId: operator ? undefined : ctx.accountId };
+  const keyset = await keysetOf(input, (id) => payoutPlace(ctx.db, scope, id));
+  const { rows, total, travel } = await listPayoutRows(ctx.db, { ...input, ...scope, keyset });
+  return { rows, page: { total, limit: input.limit, offset: input.offset, travel } };
 }

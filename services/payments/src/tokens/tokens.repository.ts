@@ -1,7 +1,20 @@
 import type { Config } from '@pps/shared/config';
 import { FieldCipher } from '@pps/shared/crypto';
-import { type DbOrTx, mapSent, type Sent, schema, send, tableCodec } from '@pps/shared/db';
-import { and, count, desc, eq } from 'drizzle-orm';
+import {
+  type DbOrTx,
+  type Keyset,
+  keysetPage,
+  keysetRead,
+  mapSent,
+  placeIn,
+  rowsToRead,
+  type Sent,
+  schema,
+  send,
+  type Travel,
+  tableCodec,
+} from '@pps/shared/db';
+import { and, count, eq } from 'drizzle-orm';
 
 const { tokens } = schema;
 
@@ -38,25 +51,30 @@ export function findToken(db: DbOrTx, id: string): Sent<Token | undefined> {
   return mapSent(send(db, FIND_TOKEN, [id]), ([row]) => row && tokenRow.read(row));
 }
 
+/** A token's place in the account's list, for a cursor; undefined when it is no token of the account's. */
+export const tokenPlace = (db: DbOrTx, accountId: string, id: string) =>
+  placeIn(db, tokens, id, eq(tokens.accountId, accountId));
+
 export async function listTokens(
   db: DbOrTx,
-  filter: { accountId: string; customerId?: string; limit: number; offset: number },
-): Promise<{ rows: Token[]; total: number }> {
+  filter: { accountId: string; customerId?: string; limit: number; offset: number; keyset?: Keyset },
+): Promise<{ rows: Token[]; total: number; travel?: Travel }> {
   const where = and(
     eq(tokens.accountId, filter.accountId),
     filter.customerId === undefined ? undefined : eq(tokens.customerId, filter.customerId),
   );
+  const read = keysetRead(tokens, filter.keyset);
   const [rows, [counted]] = await Promise.all([
     db
       .select()
       .from(tokens)
-      .where(where)
-      .orderBy(desc(tokens.createdAt), desc(tokens.id))
-      .limit(filter.limit)
+      .where(and(where, read.where))
+      .orderBy(...read.orderBy)
+      .limit(rowsToRead(filter.limit, filter.keyset))
       .offset(filter.offset),
     db.select({ total: count() }).from(tokens).where(where),
   ]);
-  return { rows, total: counted?.total ?? 0 };
+  return { ...keysetPage(rows, filter.limit, filter.keyset), total: counted?.total ?? 0 };
 }
 
 const cardRow = tokenCodec.pick([

@@ -23,7 +23,12 @@ export function registerTokenRoutes(app: ServiceApp, deps: ServiceDeps) {
     const query = c.req.valid('query');
     const page = await listAccountTokens({ ctx: c.get('ctx'), input: query });
     return c.json(
-      list(c, baseUrl, page.rows.map(tokenResource), { total: page.total, limit: query.limit, offset: query.offset }),
+      list(c, baseUrl, page.rows.map(tokenResource), {
+        total: page.total,
+        limit: query.limit,
+        offset: query.offset,
+        travel: page.travel,
+      }),
       200,
     );
   });

@@ -1,11 +1,12 @@
 import type { TokenInput } from '@pps/shared/contract';
 import type { FieldCipher } from '@pps/shared/crypto';
-import { ApiError, belongsTo, ownedBy, type ServiceContext } from '@pps/shared/http';
+import type { Travel } from '@pps/shared/db';
+import { ApiError, belongsTo, keysetOf, ownedBy, type PageQuery, type ServiceContext } from '@pps/shared/http';
 import { isId, newId } from '@pps/shared/ids';
 import { findCustomer } from '../customers/customers.repository';
 import { cardBrandOf, isCardExpired } from './card';
 import { tokenErrors } from './tokens.errors';
-import { type BillingAddress, findToken, insertToken, listTokens, type Token } from './tokens.repository';
+import { type BillingAddress, findToken, insertToken, listTokens, type Token, tokenPlace } from './tokens.repository';
 
 /** Keeps the parts that were given and not blank; an address with none is no address. */
 function billingAddressOf(input: TokenInput['billingAddress']): BillingAddress | null {
@@ -69,12 +70,13 @@ export async function listAccountTokens({
   input,
 }: {
   ctx: ServiceContext;
-  input: { customerId?: string; limit: number; offset: number };
-}): Promise<{ rows: Token[]; total: number }> {
+  input: PageQuery & { customerId?: string };
+}): Promise<{ rows: Token[]; total: number; travel?: Travel }> {
   const customerId = input.customerId === '' ? undefined : input.customerId;
   if (customerId !== undefined) {
     const customer = isId('customer', customerId) ? await findCustomer(ctx.db, customerId) : undefined;
     ownedBy(customer, ctx, 'customer', customerId, { parameter: 'customerId', notFoundStatus: 400 });
   }
-  return listTokens(ctx.db, { accountId: ctx.accountId, customerId, limit: input.limit, offset: input.offset });
+  const keyset = await keysetOf(input, (id) => tokenPlace(ctx.db, ctx.accountId, id));
+  return listTokens(ctx.db, { accountId: ctx.accountId, customerId, limit: input.limit, offset: input.offset, keyset });
 }

@@ -1,7 +1,16 @@
 import type { Config } from '@pps/shared/config';
 import { FieldCipher } from '@pps/shared/crypto';
-import { type DbOrTx, schema } from '@pps/shared/db';
-import { and, count, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
+import {
+  type DbOrTx,
+  type Keyset,
+  keysetPage,
+  keysetRead,
+  placeIn,
+  rowsToRead,
+  schema,
+  type Travel,
+} from '@pps/shared/db';
+import { and, count, eq, isNull, type SQL, sql } from 'drizzle-orm';
 
 const { webhookEndpoints, webhookDeliveries } = schema;
 
@@ -61,22 +70,30 @@ export async function updateEndpoint(
   return row;
 }
 
+/**
+ * An endpoint's place in the account's list, for a cursor; undefined when it is no endpoint of the account's. A
+ * deleted one keeps its place: a client paging while it was deleted goes on from it.
+ */
+export const endpointPlace = (db: DbOrTx, accountId: string, id: string) =>
+  placeIn(db, webhookEndpoints, id, eq(webhookEndpoints.accountId, accountId));
+
 export async function listEndpoints(
   db: DbOrTx,
-  filter: { accountId: string; limit: number; offset: number },
-): Promise<{ rows: WebhookEndpoint[]; total: number }> {
+  filter: { accountId: string; limit: number; offset: number; keyset?: Keyset },
+): Promise<{ rows: WebhookEndpoint[]; total: number; travel?: Travel }> {
   const where = and(eq(webhookEndpoints.accountId, filter.accountId), isNull(webhookEndpoints.deletedAt));
+  const read = keysetRead(webhookEndpoints, filter.keyset);
   const [rows, [counted]] = await Promise.all([
     db
       .select()
       .from(webhookEndpoints)
-      .where(where)
-      .orderBy(desc(webhookEndpoints.createdAt), desc(webhookEndpoints.id))
-      .limit(filter.limit)
+      .where(and(where, read.where))
+      .orderBy(...read.orderBy)
+      .limit(rowsToRead(filter.limit, filter.keyset))
       .offset(filter.offset),
     db.select({ total: count() }).from(webhookEndpoints).where(where),
   ]);
-  return { rows, total: counted?.total ?? 0 };
+  return { ...keysetPage(rows, filter.limit, filter.keyset), total: counted?.total ?? 0 };
 }
 
 /** Endpoints subscribed to a type: their `events` hold it, or `"*"`. */

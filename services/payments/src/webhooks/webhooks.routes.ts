@@ -49,7 +49,12 @@ export function registerWebhookRoutes(app: ServiceApp, deps: ServiceDeps) {
     const query = c.req.valid('query');
     const page = await listAccountWebhooks({ ctx: c.get('ctx'), input: query });
     return c.json(
-      list(c, baseUrl, page.rows.map(webhookResource), { total: page.total, limit: query.limit, offset: query.offset }),
+      list(c, baseUrl, page.rows.map(webhookResource), {
+        total: page.total,
+        limit: query.limit,
+        offset: query.offset,
+        travel: page.travel,
+      }),
       200,
     );
   });
@@ -97,6 +102,7 @@ export function registerWebhookRoutes(app: ServiceApp, deps: ServiceDeps) {
         total: page.total,
         limit: query.limit,
         offset: query.offset,
+        travel: page.travel,
       }),
       200,
     );

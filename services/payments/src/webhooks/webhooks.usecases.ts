@@ -1,15 +1,30 @@
 import type { RecoverInput, WebhookCreateInput, WebhookUpdateInput } from '@pps/shared/contract';
 import type { FieldCipher } from '@pps/shared/crypto';
-import { withTransaction } from '@pps/shared/db';
+import { type Travel, withTransaction } from '@pps/shared/db';
 import { writeEvent } from '@pps/shared/events';
-import { invalidDateRange, notFound, ownedBy, type ServiceContext, wallClockNow } from '@pps/shared/http';
+import {
+  invalidDateRange,
+  keysetOf,
+  notFound,
+  ownedBy,
+  type PageQuery,
+  type ServiceContext,
+  wallClockNow,
+} from '@pps/shared/http';
 import { isId, newId } from '@pps/shared/ids';
 import { newWebhookSecret, webhookTargetProblem } from '@pps/shared/webhooks';
-import { type DeliveryView, insertDelivery, listEndpointDeliveries, reopenFailedDeliveries } from '@pps/webhooks';
+import {
+  type DeliveryView,
+  deliveryPlace,
+  insertDelivery,
+  listEndpointDeliveries,
+  reopenFailedDeliveries,
+} from '@pps/webhooks';
 import { type EventRow, findEvent, markRelayed, notifyOutbox } from '../events/events.repository';
 import { webhookErrors, webhookPointers } from './webhooks.errors';
 import { webhookResource } from './webhooks.presenter';
 import {
+  endpointPlace,
   findEndpoint,
   insertEndpoint,
   listEndpoints,
@@ -84,9 +99,10 @@ export async function listAccountWebhooks({
   input,
 }: {
   ctx: ServiceContext;
-  input: { limit: number; offset: number };
-}): Promise<{ rows: WebhookEndpoint[]; total: number }> {
-  return listEndpoints(ctx.db, { accountId: ctx.accountId, limit: input.limit, offset: input.offset });
+  input: PageQuery;
+}): Promise<{ rows: WebhookEndpoint[]; total: number; travel?: Travel }> {
+  const keyset = await keysetOf(input, (id) => endpointPlace(ctx.db, ctx.accountId, id));
+  return listEndpoints(ctx.db, { accountId: ctx.accountId, limit: input.limit, offset: input.offset, keyset });
 }
 
 /** PUT /webhooks/{id}: any of url, events, description, enabled; enabling clears `disabledReason`. */
@@ -192,10 +208,11 @@ export async function listWebhookDeliveries({
   input,
 }: {
   ctx: ServiceContext;
-  input: { id: string; limit: number; offset: number };
-}): Promise<{ rows: DeliveryView[]; total: number }> {
+  input: PageQuery & { id: string };
+}): Promise<{ rows: DeliveryView[]; total: number; travel?: Travel }> {
   const endpoint = await ownedEndpoint(ctx, input.id);
-  return listEndpointDeliveries(ctx.db, { endpointId: endpoint.id, limit: input.limit, offset: input.offset });
+  const keyset = await keysetOf(input, (id) => deliveryPlace(ctx.db, endpoint.id, id));
+  return listEndpointDeliveries(ctx.db, { endpointId: endpoint.id, limit: input.limit, offset: input.offset, keyset });
 }
 
 /**

@@ -1,6 +1,17 @@
-import { countedLists, type DbOrTx, keptCount, schema } from '@pps/shared/db';
+import {
+  countedLists,
+  type DbOrTx,
+  type Keyset,
+  keptCount,
+  keysetPage,
+  keysetRead,
+  placeIn,
+  rowsToRead,
+  schema,
+  type Travel,
+} from '@pps/shared/db';
 import { newId } from '@pps/shared/ids';
-import { and, asc, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 
 const { events, webhookAttempts, webhookDeliveries } = schema;
 
@@ -125,22 +136,30 @@ export async function withAttempts(
   return rows.map((row) => ({ ...row, attempts: attempts.get(row.delivery.id) ?? [] }));
 }
 
-/** An endpoint's deliveries, newest first, each with its event's type and its attempts. */
+/** A delivery's place in the endpoint's list, for a cursor; undefined when it is no delivery to the endpoint. */
+export const deliveryPlace = (db: DbOrTx, endpointId: string, id: string) =>
+  placeIn(db, webhookDeliveries, id, eq(webhookDeliveries.endpointId, endpointId));
+
+/**
+ * An endpoint's deliveries, newest first (from a cursor, from its place on), each with its event's type and its
+ * attempts.
+ */
 export async function listEndpointDeliveries(
   db: DbOrTx,
-  filter: { endpointId: string; limit: number; offset: number },
-): Promise<{ rows: DeliveryView[]; total: number }> {
-  const where = eq(webhookDeliveries.endpointId, filter.endpointId);
+  filter: { endpointId: string; limit: number; offset: number; keyset?: Keyset },
+): Promise<{ rows: DeliveryView[]; total: number; travel?: Travel }> {
+  const read = keysetRead(webhookDeliveries, filter.keyset);
   const [rows, total] = await Promise.all([
     db
       .select({ delivery: webhookDeliveries, eventType: events.type })
       .from(webhookDeliveries)
       .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
-      .where(where)
-      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-      .limit(filter.limit)
+      .where(and(eq(webhookDeliveries.endpointId, filter.endpointId), read.where))
+      .orderBy(...read.orderBy)
+      .limit(rowsToRead(filter.limit, filter.keyset))
       .offset(filter.offset),
     keptCount(db, { list: countedLists.webhookDeliveries, scope: filter.endpointId }),
   ]);
-  return { rows: await withAttempts(db, rows), total };
+  const page = keysetPage(rows, filter.limit, filter.keyset);
+  return { rows: await withAttempts(db, page.rows), total, travel: page.travel };
 }
