@@ -62,8 +62,18 @@ describe('what a background round reads', () => {
       return rowsReadBy(dueRecords(stack.db, { clock: clock!, ...input }), 'payments');
     };
     let template: string;
-    /** Copies of a real record: settled at `settledAt` (completed) or not yet, in another account with `accountId`. */
-    const copy = (prefix: string, count: number, settleAt: Date, settledAt: Date | null, accountId?: string) =>
+    /**
+     * Copies of a real record: settled at `settledAt` (completed) or not yet, in another account with `accountId`,
+     * with another `status` when given.
+     */
+    const copy = (
+      prefix: string,
+      count: number,
+      settleAt: Date,
+      settledAt: Date | null,
+      accountId?: string,
+      status?: string,
+    ) =>
       copyRow(
         stack.sql,
         { table: 'payments', id: template },
@@ -76,6 +86,7 @@ describe('what a background round reads', () => {
             settled_at: settledAt,
             ...(settledAt ? { status: 'completed' } : {}),
             ...(accountId ? { account_id: accountId } : {}),
+            ...(status ? { status } : {}),
           },
         },
       );
@@ -90,10 +101,13 @@ describe('what a background round reads', () => {
       await copy('pay_history', 2 * BYSTANDERS, fromNow(-30 * DAY), fromNow(-30 * DAY));
       await copy('pay_later', BYSTANDERS, fromNow(7 * DAY), null);
       await copy('pay_due', 3, fromNow(-3_600_000), null);
+      // Due long ago and never to settle: voided payments and returned ACH debits keep their settle_at.
+      await copy('pay_voided', BYSTANDERS, fromNow(-30 * DAY), null, undefined, 'voided');
+      await copy('pay_returned', BYSTANDERS, fromNow(-30 * DAY), null, undefined, 'failed');
       await stack.sql`analyze payments`;
     });
 
-    it('reads the due records, not every unsettled one', async () => {
+    it('reads the due records, not every unsettled one, nor the voided and returned ones that never settle', async () => {
       expect(await claim({ limit: 500 })).toEqual({ read: 3, found: 3 });
       expect(await claim({ limit: 500, accountId: creds.accountId })).toEqual({ read: 3, found: 3 });
     });

@@ -36,6 +36,19 @@ export type BankSnapshot = {
 const cents = (name: string) => bigint(name, { mode: 'number' });
 
 /**
+ * The statuses a record can settle from: pending, or refunded (in part or whole) before it settled. Written into
+ * the settlement claim's text as here, so its prepared plan can use the due indexes.
+ */
+export const SETTLEABLE_STATUSES = ['pending', 'partial_refund', 'refunded'] as const;
+
+/** The due indexes' condition, which the settlement claim repeats word for word (`of`: its table's name or alias). */
+export const dueCondition = (of?: string) => {
+  const column = (name: string) => (of ? `${of}.${name}` : name);
+  const statuses = SETTLEABLE_STATUSES.map((status) => `'${status}'`).join(', ');
+  return `${column('settled_at')} is null and ${column('settle_at')} is not null and ${column('status')} in (${statuses})`;
+};
+
+/**
  * Every money movement record: payments, and their children (refunds, voids, split refunds, second splits)
  * linked through `parentPaymentId`. Owned by the payments service. Amounts are integer cents.
  * `createdAt`/`updatedAt` and the state timestamps come from the account's sandbox clock.
@@ -125,13 +138,13 @@ export const payments = pgTable(
     index('payments_parent_idx').on(t.parentPaymentId).where(sql`parent_payment_id is not null`),
     /**
      * What a settlement pass claims: records with a settlement date not settled yet, in the order it takes them.
-     * A day's records all settle at the same midnight, so without the id a batch sorted the whole day.
+     * A day's records all settle at the same midnight, so without the id a batch sorted the whole day. Only the
+     * settleable statuses: a voided payment or a returned ACH debit keeps its `settle_at` and never settles, and
+     * left in the index every claim read them all again (migration 0026).
      */
-    index('payments_due_idx').on(t.settleAt, t.id).where(sql`settled_at is null and settle_at is not null`),
+    index('payments_due_idx').on(t.settleAt, t.id).where(sql.raw(dueCondition())),
     /** The same, for the pass of one account whose sandbox clock is ahead of everyone's. */
-    index('payments_account_due_idx')
-      .on(t.accountId, t.settleAt, t.id)
-      .where(sql`settled_at is null and settle_at is not null`),
+    index('payments_account_due_idx').on(t.accountId, t.settleAt, t.id).where(sql.raw(dueCondition())),
     /** What the expiry sweep claims: authorizations by when they lapse (the only rows with `status = 'authorized'`). */
     index('payments_authorized_expiry_idx').on(t.authorizationExpiresAt, t.id).where(sql`status = 'authorized'`),
     /** The same, for the sweep of one account whose sandbox clock is ahead of everyone's. */
