@@ -19,5 +19,22 @@ export async function bootstrap(name: string): Promise<{ config: Config; log: Lo
     readMax: config.DATABASE_READ_POOL_SIZE,
     connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
   });
+  await warnWithoutAutovacuum(database, log);
   return { config, log, database };
+}
+
+/**
+ * Says so when PostgreSQL's autovacuum is off. Every statement is prepared, and a prepared statement keeps the
+ * generic plan it chose while the tables were small until an ANALYZE (or DDL) makes it plan again: without
+ * autovacuum the payment path went on scanning whole tables as they grew (docs/decisions.md, A merchant's history
+ * never slows the API).
+ */
+async function warnWithoutAutovacuum(database: Database, log: Logger): Promise<void> {
+  const [row] = await database.sql<{ autovacuum: string }[]>`select current_setting('autovacuum') as autovacuum`;
+  if (row?.autovacuum === 'off') {
+    log.warn(
+      'PostgreSQL autovacuum is off: prepared statements keep the plans they made on small tables, and calls slow ' +
+        'as the tables grow; turn it on, or run ANALYZE as the tables grow',
+    );
+  }
 }
