@@ -35,22 +35,24 @@ export async function placeIn(
 }
 
 /**
- * A page's condition and order: newest first; from a keyset, the items past it read along the way it points
- * (toward newer: oldest first, `keysetPage` turns them round). A row-value comparison, so the index on
- * (…, created_at, id) bounds the scan at the cursor instead of reading the items before it.
+ * A page's condition, order and how many rows it reads: newest first; from a keyset, the items past it read along
+ * the way it points (toward newer: oldest first, `keysetPage` turns them round), one more than the page shows, to
+ * know whether more follow. A row-value comparison, so the index on (…, created_at, id) bounds the scan at the
+ * cursor instead of reading the items before it.
  */
-export function keysetRead(columns: ListOrder, keyset?: Keyset): { where?: SQL; orderBy: SQL[] } {
+export function keysetRead(
+  columns: ListOrder,
+  keyset: Keyset | undefined,
+  limit: number,
+): { where?: SQL; orderBy: SQL[]; limit: number } {
   const newestFirst = [desc(columns.createdAt), desc(columns.id)];
-  if (!keyset) return { orderBy: newestFirst };
+  if (!keyset) return { orderBy: newestFirst, limit };
   const item = sql`(${columns.createdAt}, ${columns.id})`;
   const cursor = sql`(${sql.param(keyset.createdAt, columns.createdAt)}, ${sql.param(keyset.id, columns.id)})`;
   return keyset.toward === 'older'
-    ? { where: sql`${item} < ${cursor}`, orderBy: newestFirst }
-    : { where: sql`${item} > ${cursor}`, orderBy: [asc(columns.createdAt), asc(columns.id)] };
+    ? { where: sql`${item} < ${cursor}`, orderBy: newestFirst, limit: limit + 1 }
+    : { where: sql`${item} > ${cursor}`, orderBy: [asc(columns.createdAt), asc(columns.id)], limit: limit + 1 };
 }
-
-/** How many rows a page reads: after a keyset, one more than it shows, to know whether more follow. */
-export const rowsToRead = (limit: number, keyset?: Keyset) => (keyset ? limit + 1 : limit);
 
 /** The rows a page read, as it shows them (newest first), and after a keyset which way it read and whether more follow. */
 export function keysetPage<T>(rows: T[], limit: number, keyset?: Keyset): { rows: T[]; travel?: Travel } {

@@ -1,4 +1,4 @@
-import { type DbOrTx, type Keyset, keysetPage, keysetRead, placeIn, rowsToRead, schema } from '@pps/shared/db';
+import { type DbOrTx, type Keyset, keysetPage, keysetRead, placeIn, schema } from '@pps/shared/db';
 import { count, eq } from 'drizzle-orm';
 
 const { achFiles } = schema;
@@ -11,7 +11,7 @@ export const achFilePlace = (db: DbOrTx, id: string) => placeIn(db, achFiles, id
  * without their content; and how many there are.
  */
 export async function listAchFileRows(db: DbOrTx, page: { limit: number; offset: number; keyset?: Keyset }) {
-  const read = keysetRead(achFiles, page.keyset);
+  const read = keysetRead(achFiles, page.keyset, page.limit);
   const [rows, totals] = await Promise.all([
     db
       .select({
@@ -28,7 +28,7 @@ export async function listAchFileRows(db: DbOrTx, page: { limit: number; offset:
       .from(achFiles)
       .where(read.where)
       .orderBy(...read.orderBy)
-      .limit(rowsToRead(page.limit, page.keyset))
+      .limit(read.limit)
       .offset(page.offset),
     db.select({ total: count() }).from(achFiles),
   ]);

@@ -6,7 +6,6 @@ import {
   keysetPage,
   keysetRead,
   placeIn,
-  rowsToRead,
   schema,
   type Travel,
 } from '@pps/shared/db';
@@ -67,14 +66,14 @@ export async function listBalanceTransactionRows(
     filter.endDate ? lt(balanceTransactions.createdAt, filter.endDate) : undefined,
   ];
   const where = and(...conditions);
-  const read = keysetRead(balanceTransactions, filter.keyset);
+  const read = keysetRead(balanceTransactions, filter.keyset, filter.limit);
   const [rows, total] = await Promise.all([
     db
       .select()
       .from(balanceTransactions)
       .where(and(where, read.where))
       .orderBy(...read.orderBy)
-      .limit(rowsToRead(filter.limit, filter.keyset))
+      .limit(read.limit)
       .offset(filter.offset),
     filter.payoutId || filter.startDate || filter.endDate
       ? db

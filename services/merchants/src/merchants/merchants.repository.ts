@@ -7,7 +7,6 @@ import {
   keysetPage,
   keysetRead,
   placeIn,
-  rowsToRead,
   schema,
   type Travel,
 } from '@pps/shared/db';
@@ -80,7 +79,7 @@ export async function listMerchantRows(
   db: DbOrTx,
   query: { accountId: string; status?: schema.MerchantStatus; limit: number; offset: number; keyset?: Keyset },
 ): Promise<{ rows: MerchantRow[]; total: number; travel?: Travel }> {
-  const read = keysetRead(merchants, query.keyset);
+  const read = keysetRead(merchants, query.keyset, query.limit);
   const where = and(
     eq(merchants.accountId, query.accountId),
     query.status ? eq(merchants.status, query.status) : undefined,
@@ -92,7 +91,7 @@ export async function listMerchantRows(
       .from(merchants)
       .where(where)
       .orderBy(...read.orderBy)
-      .limit(rowsToRead(query.limit, query.keyset))
+      .limit(read.limit)
       .offset(query.offset),
     keptCount(db, {
       list: countedLists.merchants,

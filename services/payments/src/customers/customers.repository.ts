@@ -1,13 +1,4 @@
-import {
-  type DbOrTx,
-  type Keyset,
-  keysetPage,
-  keysetRead,
-  placeIn,
-  rowsToRead,
-  schema,
-  type Travel,
-} from '@pps/shared/db';
+import { type DbOrTx, type Keyset, keysetPage, keysetRead, placeIn, schema, type Travel } from '@pps/shared/db';
 import { and, count, eq } from 'drizzle-orm';
 
 const { customers, merchants } = schema;
@@ -46,14 +37,14 @@ export async function listCustomers(
     filter.externalId === undefined ? undefined : eq(customers.externalId, filter.externalId),
     filter.merchantId === undefined ? undefined : eq(customers.merchantId, filter.merchantId),
   );
-  const read = keysetRead(customers, filter.keyset);
+  const read = keysetRead(customers, filter.keyset, filter.limit);
   const [rows, [counted]] = await Promise.all([
     db
       .select()
       .from(customers)
       .where(and(where, read.where))
       .orderBy(...read.orderBy)
-      .limit(rowsToRead(filter.limit, filter.keyset))
+      .limit(read.limit)
       .offset(filter.offset),
     db.select({ total: count() }).from(customers).where(where),
   ]);

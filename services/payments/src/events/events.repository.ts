@@ -6,7 +6,6 @@ import {
   keysetPage,
   keysetRead,
   placeIn,
-  rowsToRead,
   schema,
   type Travel,
 } from '@pps/shared/db';
@@ -44,14 +43,14 @@ export async function listEvents(
     filter.type === undefined ? undefined : eq(events.type, filter.type),
     filter.resourceId === undefined ? undefined : eq(events.resourceId, filter.resourceId),
   );
-  const read = keysetRead(events, filter.keyset);
+  const read = keysetRead(events, filter.keyset, filter.limit);
   const [rows, total] = await Promise.all([
     db
       .select()
       .from(events)
       .where(and(where, read.where))
       .orderBy(...read.orderBy)
-      .limit(rowsToRead(filter.limit, filter.keyset))
+      .limit(read.limit)
       .offset(filter.offset),
     // A resource's events are few, counted along its index; else the account's kept total.
     filter.resourceId === undefined

@@ -9,7 +9,6 @@ import {
   type Part,
   placeIn,
   rowMapper,
-  rowsToRead,
   type Sent,
   schema,
   send,
@@ -239,19 +238,18 @@ export async function listMerchantPayments(
   if (filter.endDate) conditions.push(lt(payments.createdAt, filter.endDate));
   const asPrimary = eq(payments.merchantId, filter.merchantId);
   const asSplit = and(eq(payments.splitMerchantId, filter.merchantId), ne(payments.merchantId, filter.merchantId));
-  const read = keysetRead(payments, filter.keyset);
-  const rowsRead = rowsToRead(filter.limit, filter.keyset);
+  const read = keysetRead(payments, filter.keyset, filter.limit);
   const role = (which: SQL | undefined) =>
     db
       .select()
       .from(payments)
       .where(and(which, read.where, ...conditions))
       .orderBy(...read.orderBy)
-      .limit(filter.offset + rowsRead);
+      .limit(filter.offset + read.limit);
   const [rows, totals] = await Promise.all([
     unionAll(role(asPrimary), role(asSplit))
       .orderBy(...read.orderBy)
-      .limit(rowsRead)
+      .limit(read.limit)
       .offset(filter.offset),
     filter.startDate || filter.endDate
       ? db

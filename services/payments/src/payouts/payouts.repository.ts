@@ -6,7 +6,6 @@ import {
   keysetPage,
   keysetRead,
   placeIn,
-  rowsToRead,
   schema,
   type Travel,
 } from '@pps/shared/db';
@@ -81,14 +80,14 @@ export async function listPayoutRows(
     : filter.accountId
       ? { list: countedLists.accountPayouts, scope: filter.accountId }
       : undefined;
-  const read = keysetRead(payouts, filter.keyset);
+  const read = keysetRead(payouts, filter.keyset, filter.limit);
   const [rows, total] = await Promise.all([
     db
       .select()
       .from(payouts)
       .where(and(where, read.where))
       .orderBy(...read.orderBy)
-      .limit(rowsToRead(filter.limit, filter.keyset))
+      .limit(read.limit)
       .offset(filter.offset),
     filter.startDate || filter.endDate || !scope
       ? db

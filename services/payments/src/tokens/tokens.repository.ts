@@ -7,7 +7,6 @@ import {
   keysetRead,
   mapSent,
   placeIn,
-  rowsToRead,
   type Sent,
   schema,
   send,
@@ -63,14 +62,14 @@ export async function listTokens(
     eq(tokens.accountId, filter.accountId),
     filter.customerId === undefined ? undefined : eq(tokens.customerId, filter.customerId),
   );
-  const read = keysetRead(tokens, filter.keyset);
+  const read = keysetRead(tokens, filter.keyset, filter.limit);
   const [rows, [counted]] = await Promise.all([
     db
       .select()
       .from(tokens)
       .where(and(where, read.where))
       .orderBy(...read.orderBy)
-      .limit(rowsToRead(filter.limit, filter.keyset))
+      .limit(read.limit)
       .offset(filter.offset),
     db.select({ total: count() }).from(tokens).where(where),
   ]);

@@ -1,15 +1,6 @@
 import type { Config } from '@pps/shared/config';
 import { FieldCipher } from '@pps/shared/crypto';
-import {
-  type DbOrTx,
-  type Keyset,
-  keysetPage,
-  keysetRead,
-  placeIn,
-  rowsToRead,
-  schema,
-  type Travel,
-} from '@pps/shared/db';
+import { type DbOrTx, type Keyset, keysetPage, keysetRead, placeIn, schema, type Travel } from '@pps/shared/db';
 import { and, count, eq, isNull, type SQL, sql } from 'drizzle-orm';
 
 const { webhookEndpoints, webhookDeliveries } = schema;
@@ -82,14 +73,14 @@ export async function listEndpoints(
   filter: { accountId: string; limit: number; offset: number; keyset?: Keyset },
 ): Promise<{ rows: WebhookEndpoint[]; total: number; travel?: Travel }> {
   const where = and(eq(webhookEndpoints.accountId, filter.accountId), isNull(webhookEndpoints.deletedAt));
-  const read = keysetRead(webhookEndpoints, filter.keyset);
+  const read = keysetRead(webhookEndpoints, filter.keyset, filter.limit);
   const [rows, [counted]] = await Promise.all([
     db
       .select()
       .from(webhookEndpoints)
       .where(and(where, read.where))
       .orderBy(...read.orderBy)
-      .limit(rowsToRead(filter.limit, filter.keyset))
+      .limit(read.limit)
       .offset(filter.offset),
     db.select({ total: count() }).from(webhookEndpoints).where(where),
   ]);

@@ -6,7 +6,6 @@ import {
   keysetPage,
   keysetRead,
   placeIn,
-  rowsToRead,
   schema,
   type Travel,
 } from '@pps/shared/db';
@@ -148,7 +147,7 @@ export async function listEndpointDeliveries(
   db: DbOrTx,
   filter: { endpointId: string; limit: number; offset: number; keyset?: Keyset },
 ): Promise<{ rows: DeliveryView[]; total: number; travel?: Travel }> {
-  const read = keysetRead(webhookDeliveries, filter.keyset);
+  const read = keysetRead(webhookDeliveries, filter.keyset, filter.limit);
   const [rows, total] = await Promise.all([
     db
       .select({ delivery: webhookDeliveries, eventType: events.type })
@@ -156,7 +155,7 @@ export async function listEndpointDeliveries(
       .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
       .where(and(eq(webhookDeliveries.endpointId, filter.endpointId), read.where))
       .orderBy(...read.orderBy)
-      .limit(rowsToRead(filter.limit, filter.keyset))
+      .limit(read.limit)
       .offset(filter.offset),
     keptCount(db, { list: countedLists.webhookDeliveries, scope: filter.endpointId }),
   ]);
