@@ -29,6 +29,8 @@ import { prepareWorld, type World } from './world';
 const SIZES = (process.env.BENCH_HISTORY_SIZES ?? '1000,100000,1000000').split(',').map(Number);
 const SAMPLES = Number(process.env.BENCH_HISTORY_SAMPLES ?? 200);
 const WARM_UP_SAMPLES = 20;
+/** The largest amount `POST /payouts` takes (1,000,000.00). */
+const MAX_PAYOUT_CENTS = 100_000_000;
 const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const ADMIN_TOKEN = 'dev-admin-token';
 /** The card bench/world.ts tokenizes: the seeded payments are authorized with it. */
@@ -195,11 +197,14 @@ async function payOutHistory(server: Target, world: World, merchantId: string) {
   const headers = await freshHeaders(server.base, world);
   const { data } = await call(server.base, 'GET', `/merchants/${merchantId}/balance`, headers);
   const keep = (WARM_UP_SAMPLES + SAMPLES) * 100;
-  const amount = Number(data.attributes.available) - keep;
-  if (amount <= 0) return;
-  await call(server.base, 'POST', '/payouts', headers, {
-    data: { type: 'payouts', requestId: randomUUID(), attributes: { merchantId, amount: String(amount) } },
-  });
+  // In payouts of at most the API's largest amount: the first carries every balance transaction, the rest what it
+  // carried forward.
+  for (let left = Number(data.attributes.available) - keep; left > 0; left -= MAX_PAYOUT_CENTS) {
+    const amount = Math.min(left, MAX_PAYOUT_CENTS);
+    await call(server.base, 'POST', '/payouts', headers, {
+      data: { type: 'payouts', requestId: randomUUID(), attributes: { merchantId, amount: String(amount) } },
+    });
+  }
 }
 
 /**
