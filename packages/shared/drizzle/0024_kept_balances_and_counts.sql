@@ -43,16 +43,19 @@ $$;
 CREATE TRIGGER ledger_entries_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON ledger_entries
   FOR EACH STATEMENT EXECUTE FUNCTION pps_refuse_ledger_change();
 --> statement-breakpoint
--- Adds one statement's moves to the kept counts: the deltas netted per scope and bucket, in key order.
+-- Adds one statement's moves to the kept counts: the deltas netted per scope and bucket, in key order. PL/pgSQL,
+-- not SQL: its statement is planned once per session, where a SQL function's is planned again at every call.
 CREATE FUNCTION pps_move_counts(p_list text, p_scopes text[], p_buckets text[], p_deltas int[]) RETURNS void
-LANGUAGE sql AS $$
+LANGUAGE plpgsql AS $$
+BEGIN
   INSERT INTO list_counts (list, scope, bucket, slot, count)
-  SELECT p_list, scope, bucket, pg_backend_pid() % 16, sum(delta)
+  SELECT p_list, moved.scope, moved.bucket, pg_backend_pid() % 16, sum(moved.delta)
   FROM unnest(p_scopes, p_buckets, p_deltas) AS moved(scope, bucket, delta)
-  WHERE scope IS NOT NULL
-  GROUP BY scope, bucket HAVING sum(delta) <> 0
-  ORDER BY scope, bucket
-  ON CONFLICT (list, scope, bucket, slot) DO UPDATE SET count = list_counts.count + excluded.count
+  WHERE moved.scope IS NOT NULL
+  GROUP BY moved.scope, moved.bucket HAVING sum(moved.delta) <> 0
+  ORDER BY moved.scope, moved.bucket
+  ON CONFLICT (list, scope, bucket, slot) DO UPDATE SET count = list_counts.count + excluded.count;
+END;
 $$;
 --> statement-breakpoint
 -- A truncated table's lists start again at zero (tests truncate; the platform never does).
