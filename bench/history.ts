@@ -142,12 +142,6 @@ async function measure(server: Target, world: World, merchantId: string, size: n
     { name: 'GET /merchants/{id}/balance', method: 'GET', path: () => `/merchants/${merchantId}/balance`, status: 200 },
     { name: 'GET /payments first page', method: 'GET', path: () => list, status: 200 },
     {
-      name: 'GET /payments deep page (offset)',
-      method: 'GET',
-      path: () => `${list}&offset=${deepOffset}`,
-      status: 200,
-    },
-    {
       name: 'GET /payments deep page (cursor)',
       method: 'GET',
       path: () => cursorPage,
@@ -176,6 +170,14 @@ async function measure(server: Target, world: World, merchantId: string, size: n
           data: { type: 'payouts', requestId: randomUUID(), attributes: { merchantId, amount: '100' } },
         }),
       status: 201,
+    },
+    // Last: at a million payments it reads past a million rows a request, which leaves the cache cold for the
+    // calls after it.
+    {
+      name: 'GET /payments deep page (offset)',
+      method: 'GET',
+      path: () => `${list}&offset=${deepOffset}`,
+      status: 200,
     },
   ];
   const figures: Record<string, Figures> = {};
