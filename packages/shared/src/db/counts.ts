@@ -6,8 +6,8 @@ export { type CountedList, countedLists } from './schema/counts';
 
 /**
  * A list's kept total for one scope (a merchant, an account, an endpoint): the rows of every bucket, or of `buckets`
- * only; a few rows read whatever the scope's history (`list_counts`, kept by
- * triggers in the statements that write the rows).
+ * only; a few rows read whatever the scope's history (`list_counts`, kept by triggers in the statements that write
+ * the rows).
  */
 export async function keptCount(
   db: DbOrTx,

@@ -115,7 +115,8 @@ export async function keptBalances(db: DbOrTx, accounts: string[]): Promise<Map<
 
 /**
  * The balance of a ledger account in cents: its kept balance; with `accountId`, the sum of that platform account's
- * entries in a shared ledger account (`operator:fees`, `external:*`), which only operators and tests read.
+ * entries in a shared ledger account (`operator:fees`, `external:*`): a scan of the ledger, for tests and operators
+ * only (no index serves it since migration 0025).
  */
 export async function balanceOf(
   db: DbOrTx,
