@@ -1,11 +1,17 @@
-import { pacificDate } from '@pps/shared/clock';
+import { addCalendarDays, pacificDate, startOfPacificDay } from '@pps/shared/clock';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMerchant } from './fixtures/merchants';
+import { createCardToken, createPayment, setClock, tokenv3Body } from './fixtures/payments';
 import { manualSchedule, settledPayments } from './fixtures/payouts';
 import { createWorld } from './fixtures/world';
 import { type ApiResponse, type Credentials, createTestStack, expectError, type TestStack } from './harness';
+import { waitFor } from './wait';
 
-/** GET /reports/settlement: one day's settlement batches of the account, per merchant and in total, JSON or CSV. */
+/**
+ * GET /reports/settlement: the account's settlement batches over one settlement day or a range of them (the day the
+ * money settled), per merchant and in total, JSON or CSV.
+ */
 
 let stack: TestStack;
 let creds: Credentials;
@@ -39,7 +45,14 @@ describe('GET /reports/settlement', () => {
       data: {
         type: 'settlementReports',
         id: day,
-        attributes: { date: day, currency: 'USD', merchants: [{ merchantId, ...figures }], totals: figures },
+        attributes: {
+          date: day,
+          startDate: day,
+          endDate: day,
+          currency: 'USD',
+          merchants: [{ merchantId, ...figures }],
+          totals: figures,
+        },
       },
     });
   });
@@ -60,22 +73,98 @@ describe('GET /reports/settlement', () => {
   it('answers an empty report for a day with nothing settled, and for another account', async () => {
     const empty = { count: 0, gross: '0', fees: '0', refunds: '0', net: '0' };
     const none = await report('?date=2020-01-01');
-    expect(none.body.data.attributes).toEqual({ date: '2020-01-01', currency: 'USD', merchants: [], totals: empty });
+    expect(none.body.data.attributes).toEqual({
+      date: '2020-01-01',
+      startDate: '2020-01-01',
+      endDate: '2020-01-01',
+      currency: 'USD',
+      merchants: [],
+      totals: empty,
+    });
     const theirs = await report(`?date=${day}`, other);
     expect(theirs.body.data.attributes.merchants).toEqual([]);
     const csv = await report('?date=2020-01-01', creds, { accept: 'text/csv' });
     expect(parse(csv.body as string, { columns: true })).toEqual([{ merchantId: 'total', ...empty, count: '0' }]);
   });
 
+  it('answers a range of settlement days (startDate…endDate, inclusive) summed per merchant', async () => {
+    const figures = { count: 2, gross: '15000', fees: '495', refunds: '0', net: '14505' };
+    const before = addCalendarDays(day, -3);
+    const after = addCalendarDays(day, 2);
+    const res = await report(`?startDate=${before}&endDate=${after}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      links: { self: `http://localhost:8080/reports/settlement?startDate=${before}&endDate=${after}` },
+      data: {
+        type: 'settlementReports',
+        id: `${before}..${after}`,
+        attributes: {
+          date: null,
+          startDate: before,
+          endDate: after,
+          currency: 'USD',
+          merchants: [{ merchantId, ...figures }],
+          totals: figures,
+        },
+      },
+    });
+    // A range of one day is that day's report; a range that misses the day is empty.
+    const one = await report(`?startDate=${day}&endDate=${day}`);
+    expect(one.body).toEqual((await report(`?date=${day}`)).body);
+    const missed = await report(`?startDate=${addCalendarDays(day, 1)}&endDate=${after}`);
+    expect(missed.body.data.attributes.merchants).toEqual([]);
+    const csv = await report(`?startDate=${before}&endDate=${after}`, creds, { accept: 'text/csv' });
+    expect(parse(csv.body as string, { columns: true })).toEqual([
+      { merchantId, ...figures, count: '2' },
+      { merchantId: 'total', ...figures, count: '2' },
+    ]);
+  });
+
+  it('counts money on the day it settled, not the day it was due, when the pass runs late', async () => {
+    const late = await stack.createAccount('Late Reports');
+    const lateMerchant = await createMerchant(stack, late);
+    const tokenId = await createCardToken(stack, late);
+    const payment = await createPayment(
+      stack,
+      late,
+      tokenv3Body({ merchantId: lateMerchant, tokenId, amount: '10000' }),
+    );
+    const due = pacificDate(new Date(payment.body.data.attributes.settleAt));
+    // The account's clock jumps three days past the day the payment was due: the pass settles it then.
+    const settled = addCalendarDays(due, 3);
+    await setClock(stack, late, new Date(startOfPacificDay(settled).getTime() + 3600_000));
+    await waitFor(
+      async () => (await stack.sql`select settled_at from payments where id = ${payment.body.data.id}`)[0]!.settled_at,
+      { what: 'the late payment settled' },
+    );
+    const onDue = await report(`?date=${due}`, late);
+    expect(onDue.body.data.attributes.merchants).toEqual([]);
+    const onSettled = await report(`?date=${settled}`, late);
+    expect(onSettled.body.data.attributes.totals).toEqual({
+      count: 1,
+      gross: '10000',
+      fees: '320',
+      refunds: '0',
+      net: '9680',
+    });
+  });
+
   it.each([
-    ['no date', '', 'missing_field'],
-    ['an empty date', '?date=', 'invalid_field'],
-    ['a date-time', '?date=2026-11-24T00:00:00Z', 'invalid_field'],
-    ['no such day', '?date=2026-02-30', 'invalid_field'],
-    ['another format', '?date=11/24/2026', 'invalid_field'],
-  ])('400s %s with source.parameter date', async (_, query, code) => {
+    ['no date', '', 'missing_field', 'date'],
+    ['an empty date', '?date=', 'invalid_field', 'date'],
+    ['a date-time', '?date=2026-11-24T00:00:00Z', 'invalid_field', 'date'],
+    ['no such day', '?date=2026-02-30', 'invalid_field', 'date'],
+    ['another format', '?date=11/24/2026', 'invalid_field', 'date'],
+    ['a date and a range', '?date=2026-11-24&startDate=2026-11-20&endDate=2026-11-24', 'invalid_field', 'date'],
+    ['a date and an end', '?date=2026-11-24&endDate=2026-11-24', 'invalid_field', 'date'],
+    ['a start after the end', '?startDate=2026-11-25&endDate=2026-11-24', 'invalid_date_range', 'startDate'],
+    ['a start alone', '?startDate=2026-11-24', 'missing_field', 'endDate'],
+    ['an end alone', '?endDate=2026-11-24', 'missing_field', 'startDate'],
+    ['a start that is not a day', '?startDate=2026-11-31&endDate=2026-12-01', 'invalid_field', 'startDate'],
+    ['an end in another format', '?startDate=2026-11-24&endDate=12/01/2026', 'invalid_field', 'endDate'],
+  ])('400s %s, naming the parameter', async (_, query, code, parameter) => {
     const res: ApiResponse = await report(query);
-    expect(expectError(res, 400, code).source).toEqual({ parameter: 'date' });
+    expect(expectError(res, 400, code).source).toEqual({ parameter });
   });
 
   it('needs credentials (401)', async () => {

@@ -15,6 +15,7 @@ export type {
   PayoutReturn,
   Processor,
   ProcessorAnswer,
+  ReturnedCredit,
 } from './processor/processor';
 export { SandboxProcessor } from './sandbox/sandbox-processor';
 export { createTokenCipher as createDataCipher } from './tokens/tokens.repository';

@@ -132,7 +132,15 @@ function batch(overrides: Partial<NachaBatch> = {}): NachaBatch {
   };
 }
 
+/** Trace sequence numbers for every entry of these batches: distinct, far from 1 and not in entry order. */
+const tracesFor = (batches: unknown) =>
+  Array.from(
+    { length: Array.isArray(batches) ? batches.flatMap((b: NachaBatch) => b.entries ?? []).length : 0 },
+    (_, i) => (i % 2 === 0 ? 4_200_000 + i : 9_999_999 - i),
+  );
+
 function fileInput(overrides: Partial<NachaFileInput> = {}): NachaFileInput {
+  const batches = 'batches' in overrides ? overrides.batches : [batch()];
   return {
     immediateDestination: '121000358',
     immediateOrigin: '1123456789',
@@ -142,6 +150,7 @@ function fileInput(overrides: Partial<NachaFileInput> = {}): NachaFileInput {
     fileIdModifier: 'A',
     originatingDfi: '02600959',
     batches: [batch()],
+    traceSequences: tracesFor(batches),
     ...overrides,
   };
 }
@@ -243,7 +252,7 @@ function expectParserAgrees(input: NachaFileInput, text: string): void {
   });
 
   expect(parsed.batches).toHaveLength(input.batches.length);
-  let sequence = 0;
+  let index = 0;
   input.batches.forEach((b, i) => {
     const got = parsed.batches[i]!;
     const totals = expectedTotals(b.entries);
@@ -277,7 +286,7 @@ function expectParserAgrees(input: NachaFileInput, text: string): void {
     });
     expect(got.entries).toHaveLength(b.entries.length);
     b.entries.forEach((e, j) => {
-      sequence += 1;
+      const sequence = input.traceSequences[index++]!;
       const read = got.entries[j]!;
       expect(read).toMatchObject({
         transactionCode: e.transactionCode,
@@ -351,7 +360,7 @@ describe('writeNachaFile', () => {
   });
 
   it('writes every field of every record at its NACHA position', () => {
-    const lines = linesOf(writeNachaFile(fileInput()));
+    const lines = linesOf(writeNachaFile(fileInput({ traceSequences: [1] })));
     const [header, batchHeader, detail, batchControl, fileControl] = lines as [string, string, string, string, string];
 
     expect(at(header, 1, 1)).toBe('1');
@@ -450,11 +459,13 @@ describe('writeNachaFile', () => {
     expect(Number(at(lines.find((line) => line[0] === '9')!, 8, 13))).toBe(2); // 18 records → 2 blocks
   });
 
-  it('numbers trace sequences across the whole file, ascending and unique', () => {
+  it('writes each entry the trace sequence number it was given, in the order of the entries, batch by batch', () => {
     const traces = linesOf(writeNachaFile(example))
       .filter((line) => line[0] === '6')
       .map((line) => at(line, 80, 94));
-    expect(traces).toEqual(Array.from({ length: 8 }, (_, i) => `02600959${String(i + 1).padStart(7, '0')}`));
+    expect(traces).toEqual(example.traceSequences.map((n) => `02600959${String(n).padStart(7, '0')}`));
+    expect(traces[0]).toBe('026009594200000');
+    expect(traces[1]).toBe('026009599999998');
     // nachaFile returns them as written, in the order of the input's entries, with the same text.
     expect(nachaFile(example)).toEqual({ content: writeNachaFile(example), traceNumbers: traces });
   });
@@ -563,16 +574,26 @@ const batchArb: fc.Arbitrary<NachaBatch> = fc.record({
   entries: fc.array(entryArb, { minLength: 1, maxLength: 25 }),
 });
 
-const fileArb: fc.Arbitrary<NachaFileInput> = fc.record({
-  immediateDestination: fc.constantFrom(...ROUTING),
-  immediateOrigin: fc.oneof(fc.constantFrom(...ROUTING), fc.stringMatching(/^1\d{9}$/)),
-  destinationName: printable(30),
-  originName: printable(30),
-  createdAt: dateArb('2000-01-01T00:00:00Z', '2099-12-31T23:59:59Z'),
-  fileIdModifier: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'),
-  originatingDfi: fc.constantFrom(...ROUTING.map((routing) => routing.slice(0, 8))),
-  batches: fc.array(batchArb, { maxLength: 6 }),
-});
+const fileArb: fc.Arbitrary<NachaFileInput> = fc
+  .record({
+    immediateDestination: fc.constantFrom(...ROUTING),
+    immediateOrigin: fc.oneof(fc.constantFrom(...ROUTING), fc.stringMatching(/^1\d{9}$/)),
+    destinationName: printable(30),
+    originName: printable(30),
+    createdAt: dateArb('2000-01-01T00:00:00Z', '2099-12-31T23:59:59Z'),
+    fileIdModifier: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'),
+    originatingDfi: fc.constantFrom(...ROUTING.map((routing) => routing.slice(0, 8))),
+    batches: fc.array(batchArb, { maxLength: 6 }),
+    traceSequences: fc.constant([]),
+  })
+  .chain((input) => {
+    const entries = input.batches.flatMap((b) => b.entries).length;
+    const traceSequences = fc.uniqueArray(fc.integer({ min: 1, max: 9_999_999 }), {
+      minLength: entries,
+      maxLength: entries,
+    });
+    return traceSequences.map((sequences) => ({ ...input, traceSequences: sequences }));
+  });
 
 describe('writeNachaFile, over random files', () => {
   it('writes 94-character records in whole blocks, with file control totals equal to the sums', () => {
@@ -645,6 +666,17 @@ describe('writeNachaFile refuses input it cannot write', () => {
     ['a two-character modifier', withFile({ fileIdModifier: 'AB' }), 'fileIdModifier'],
     ['a 9-digit ODFI', withFile({ originatingDfi: '026009593' }), 'originatingDfi'],
     ['batches that are not a list', withFile({ batches: undefined }), 'batches'],
+    ['no trace sequences', withFile({ traceSequences: undefined }), 'traceSequences'],
+    ['a trace sequence short', withFile({ traceSequences: [] }), 'traceSequences'],
+    ['a trace sequence too many', withFile({ traceSequences: [1, 2] }), 'traceSequences'],
+    [
+      'a repeated trace sequence',
+      withFile({ batches: [batch({ entries: [entry(), entry()] })], traceSequences: [7, 7] }),
+      'traceSequences must be distinct',
+    ],
+    ['a trace sequence of 0', withFile({ traceSequences: [0] }), 'traceSequences[0]'],
+    ['a trace sequence of 8 digits', withFile({ traceSequences: [10_000_000] }), 'traceSequences[0]'],
+    ['a fractional trace sequence', withFile({ traceSequences: [1.5] }), 'traceSequences[0]'],
   ])('%s', (_, input, field) => {
     expect(() => writeNachaFile(input)).toThrow(RangeError);
     expect(() => writeNachaFile(input)).toThrow(field);

@@ -59,6 +59,12 @@ export type NachaFileInput = {
   originatingDfi: string;
   /** May be empty: a file of header, control and padding is legal. */
   batches: NachaBatch[];
+  /**
+   * Each entry's trace sequence number (the 7 digits after the ODFI id), in the order of the entries, batch by
+   * batch: 1 to 9,999,999 and distinct within the file. The caller draws them (a database sequence), so a trace
+   * number is unique across files and this writer stays pure.
+   */
+  traceSequences: number[];
 };
 
 /** The file control ('9') record's counts and totals. */
@@ -182,13 +188,23 @@ function checkRecord(record: string): string {
 }
 
 type Running = {
-  sequence: number;
+  traceSequences: number[];
   entryCount: number;
   entryHash: number;
   totalDebit: number;
   totalCredit: number;
   traceNumbers: string[];
 };
+
+const MAX_TRACE_SEQUENCE = 9_999_999; // 7-digit trace sequence number
+
+function traceSequence(value: number | undefined, field: string): string {
+  if (value === undefined) fail('traceSequences', 'must give one trace sequence number per entry');
+  if (!Number.isSafeInteger(value) || value < 1 || value > MAX_TRACE_SEQUENCE) {
+    fail(field, `must be an integer from 1 to ${MAX_TRACE_SEQUENCE}, got ${value}`);
+  }
+  return numeric(value, 7, field);
+}
 
 function addTotal(total: number, amount: number, field: string): number {
   const sum = total + amount;
@@ -226,8 +242,8 @@ function writeBatch(batch: NachaBatch, batchNumber: number, odfi: string, file: 
     const individualId = code(entry.individualId, 15, `${where}.individualId`, false);
     const individualName = name(entry.individualName, 22, `${where}.individualName`, true);
 
-    file.sequence += 1;
-    const traceNumber = odfi + numeric(file.sequence, 7, 'entry count of the file (trace sequence number)');
+    const next = file.traceNumbers.length;
+    const traceNumber = odfi + traceSequence(file.traceSequences[next], `traceSequences[${next}]`);
     file.traceNumbers.push(traceNumber);
     if (DEBIT_CODES.has(entry.transactionCode)) totalDebit = addTotal(totalDebit, amount, `${at} total debit`);
     else totalCredit = addTotal(totalCredit, amount, `${at} total credit`);
@@ -317,6 +333,10 @@ export function nachaFile(input: NachaFileInput): { content: string; traceNumber
   const odfi = str(input.originatingDfi, 'originatingDfi');
   if (!/^\d{8}$/.test(odfi)) fail('originatingDfi', 'must be 8 digits');
   if (!Array.isArray(input.batches)) fail('batches', 'must be an array');
+  if (!Array.isArray(input.traceSequences)) fail('traceSequences', 'must be an array');
+  if (new Set(input.traceSequences).size !== input.traceSequences.length) {
+    fail('traceSequences', 'must be distinct within the file');
+  }
 
   const records: string[] = [
     checkRecord(
@@ -335,7 +355,14 @@ export function nachaFile(input: NachaFileInput): { content: string; traceNumber
         alpha('', 8), // reference code
     ),
   ];
-  const file: Running = { sequence: 0, entryCount: 0, entryHash: 0, totalDebit: 0, totalCredit: 0, traceNumbers: [] };
+  const file: Running = {
+    traceSequences: input.traceSequences,
+    entryCount: 0,
+    entryHash: 0,
+    totalDebit: 0,
+    totalCredit: 0,
+    traceNumbers: [],
+  };
   input.batches.forEach((batch, index) => {
     writeBatch(batch, index + 1, odfi, file, records);
   });
@@ -354,6 +381,12 @@ export function nachaFile(input: NachaFileInput): { content: string; traceNumber
         alpha('', 39), // reserved
     ),
   );
+  if (file.traceNumbers.length !== input.traceSequences.length) {
+    fail(
+      'traceSequences',
+      `must give one trace sequence number per entry: ${file.entryCount} entries, got ${input.traceSequences.length}`,
+    );
+  }
   while (records.length % NACHA_BLOCKING_FACTOR !== 0) records.push(PADDING_RECORD);
   return { content: `${records.join('\n')}\n`, traceNumbers: file.traceNumbers };
 }

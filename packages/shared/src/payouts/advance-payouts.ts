@@ -11,11 +11,19 @@ import { type PayoutChange, transitionPayouts } from '../states/payout-transitio
 import { inScope, type PayoutScope } from './due-schedules';
 import { payoutResource } from './payout-resource';
 
-/** The bank's answer to a payout's deposit: null when it arrived, else the return's NACHA code and message. */
+/** A return's NACHA code and message. */
 export type PayoutReturn = { code: string; message: string };
 
-/** Whoever says what became of a deposit on its arrival date: the processor (the sandbox decides by account). */
-export type PayoutBank = { payoutReturn(input: { accountNumber: string }): PayoutReturn | null };
+/** A deposit the bank returned, as a return entry names it: by the original entry's trace number. */
+export type ReturnedCredit = PayoutReturn & { traceNumber: string };
+
+/**
+ * Whoever says what became of deposits on their arrival date: the processor (the sandbox decides by account). It
+ * answers the returns among these credits, each naming its entry by trace number; a credit with none arrived.
+ */
+export type PayoutBank = {
+  payoutReturns(credits: { traceNumber: string; accountNumber: string }[]): ReturnedCredit[];
+};
 
 export type AdvancedPayouts = { paid: Payout[]; failed: Payout[] };
 
@@ -24,7 +32,8 @@ export type AdvancedPayouts = { paid: Payout[]; failed: Payout[] };
  * Pacific date), in the caller's transaction, as the bank answers for each deposit: `paid` posts `payout_deposit`
  * (in transit → the bank; its `payout` balance transaction); returned, `failed` with the return's code and
  * message posts `payout_deposit` then `payout_failure` (the money back in available, a `payout_failure` balance
- * transaction the next payout carries). Status changes go through the payout state table, conditional on the
+ * transaction the next payout carries). A return is matched to its payout by the trace number it names (the one
+ * the payout's entry has in its file, unique across files). Status changes go through the payout state table, conditional on the
  * status read; `payout.paid` / `payout.failed` go to the outbox. `FOR UPDATE SKIP LOCKED`: no payout ends twice.
  */
 export async function advancePayouts(
@@ -49,8 +58,17 @@ export async function advancePayouts(
     .for('update', { of: payouts, skipLocked: true });
   if (rows.length === 0) return { paid: [], failed: [] };
 
-  const changes: PayoutChange[] = rows.map(({ payout, accountNumberEnc }) => {
-    const returned = deps.bank.payoutReturn({ accountNumber: deps.cipher.decrypt(accountNumberEnc) });
+  const credits = rows.map(({ payout, accountNumberEnc }) => {
+    if (payout.traceNumber === null) throw new Error(`filed payout ${payout.id} has no trace number`);
+    return { payout, traceNumber: payout.traceNumber, accountNumber: deps.cipher.decrypt(accountNumberEnc) };
+  });
+  const returns = new Map(
+    deps.bank
+      .payoutReturns(credits.map(({ traceNumber, accountNumber }) => ({ traceNumber, accountNumber })))
+      .map(({ traceNumber, code, message }) => [traceNumber, { code, message }]),
+  );
+  const changes: PayoutChange[] = credits.map(({ payout, traceNumber }) => {
+    const returned = returns.get(traceNumber);
     return returned
       ? { payout, to: 'failed', at: input.now, failure: returned }
       : { payout, to: 'paid', at: input.now };

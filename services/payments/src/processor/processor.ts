@@ -1,5 +1,5 @@
 import type { schema } from '@pps/shared/db';
-import type { PayoutReturn } from '@pps/shared/payouts';
+import type { PayoutReturn, ReturnedCredit } from '@pps/shared/payouts';
 
 /*
  * The contract between payments (and settlement) and whoever authorises cards and originates ACH: the built-in
@@ -65,8 +65,8 @@ export interface Processor {
    * Whether the merchant's bank returns a payout's credit, asked on its arrival date: null when the deposit
    * arrived, else the return's NACHA code and message. The clear account number: never logged.
    */
-  payoutReturn(input: { accountNumber: string }): PayoutReturn | null;
+  payoutReturns(credits: { traceNumber: string; accountNumber: string }[]): ReturnedCredit[];
 }
 
 /** A payout's credit the merchant's bank returned (NACHA return reason code): the payout run's own type. */
-export type { PayoutReturn };
+export type { PayoutReturn, ReturnedCredit };

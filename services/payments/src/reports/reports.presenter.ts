@@ -13,15 +13,22 @@ const asText = (figures: Omit<SettlementFigures, 'merchantId'>) => ({
   net: formatCents(figures.net),
 });
 
-/** One day's settlement of an account: each merchant's batch figures, cents as strings, and their totals. */
-export function settlementReportResource(date: string, batches: SettlementFigures[]) {
+/**
+ * An account's settlement over settlement days `startDate`…`endDate`: each merchant's batch figures summed, cents as
+ * strings, and their totals. One day's report is identified by its date, a range's by `startDate..endDate`.
+ */
+export function settlementReportResource(range: { startDate: string; endDate: string }, batches: SettlementFigures[]) {
   const totals = { count: 0, gross: 0, fees: 0, refunds: 0, net: 0 };
   for (const batch of batches) for (const figure of FIGURES) totals[figure] += batch[figure];
+  const { startDate, endDate } = range;
+  const oneDay = startDate === endDate;
   return {
     type: 'settlementReports' as const,
-    id: date,
+    id: oneDay ? startDate : `${startDate}..${endDate}`,
     attributes: {
-      date,
+      date: oneDay ? startDate : null,
+      startDate,
+      endDate,
       currency: 'USD',
       merchants: batches.map((batch) => ({ merchantId: batch.merchantId, ...asText(batch) })),
       totals: asText(totals),
@@ -29,8 +36,11 @@ export function settlementReportResource(date: string, batches: SettlementFigure
   };
 }
 
-export const settlementReportDocument = (baseUrl: string, resource: ReturnType<typeof settlementReportResource>) =>
-  single(absoluteUrl(baseUrl, `/reports/settlement?date=${resource.id}`), resource);
+export function settlementReportDocument(baseUrl: string, resource: ReturnType<typeof settlementReportResource>) {
+  const { date, startDate, endDate } = resource.attributes;
+  const query = date ? `date=${date}` : `startDate=${startDate}&endDate=${endDate}`;
+  return single(absoluteUrl(baseUrl, `/reports/settlement?${query}`), resource);
+}
 
 /** The report as CSV: one row per merchant, then a `total` row. */
 export function settlementReportCsv(resource: ReturnType<typeof settlementReportResource>): string {

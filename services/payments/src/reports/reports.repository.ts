@@ -1,5 +1,5 @@
 import { type DbOrTx, schema } from '@pps/shared/db';
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, between, eq, sql } from 'drizzle-orm';
 
 const { settlementBatches } = schema;
 
@@ -8,18 +8,34 @@ export type SettlementFigures = Pick<
   'merchantId' | 'count' | 'gross' | 'fees' | 'refunds' | 'net'
 >;
 
-/** The settlement batches of one account and settlement day (settlement owns them; this only reads), by merchant. */
-export async function settlementBatchesOn(db: DbOrTx, accountId: string, date: string): Promise<SettlementFigures[]> {
+const summed = (column: typeof settlementBatches.gross | typeof settlementBatches.count) =>
+  sql<number>`sum(${column})::bigint`.mapWith(Number);
+
+/**
+ * The settlement batches of one account over settlement days `startDate`…`endDate` (inclusive; settlement owns them,
+ * this only reads), summed per merchant, by merchant.
+ */
+export async function settlementBatchesBetween(
+  db: DbOrTx,
+  accountId: string,
+  range: { startDate: string; endDate: string },
+): Promise<SettlementFigures[]> {
   return db
     .select({
       merchantId: settlementBatches.merchantId,
-      count: settlementBatches.count,
-      gross: settlementBatches.gross,
-      fees: settlementBatches.fees,
-      refunds: settlementBatches.refunds,
-      net: settlementBatches.net,
+      count: summed(settlementBatches.count),
+      gross: summed(settlementBatches.gross),
+      fees: summed(settlementBatches.fees),
+      refunds: summed(settlementBatches.refunds),
+      net: summed(settlementBatches.net),
     })
     .from(settlementBatches)
-    .where(and(eq(settlementBatches.accountId, accountId), eq(settlementBatches.settlementDate, date)))
+    .where(
+      and(
+        eq(settlementBatches.accountId, accountId),
+        between(settlementBatches.settlementDate, range.startDate, range.endDate),
+      ),
+    )
+    .groupBy(settlementBatches.merchantId)
     .orderBy(asc(settlementBatches.merchantId));
 }

@@ -140,17 +140,18 @@ describe('SandboxProcessor: AVS', () => {
 });
 
 describe('SandboxProcessor: payout returns', () => {
-  it('returns credits to 000000005501 (R01) and 000000005503 (R03); any other account is paid', () => {
-    expect(processor.payoutReturn({ accountNumber: '000000005501' })).toEqual({
-      code: 'R01',
-      message: 'Insufficient funds',
-    });
-    expect(processor.payoutReturn({ accountNumber: '000000005503' })).toEqual({
-      code: 'R03',
-      message: 'No account/unable to locate account',
-    });
-    expect(processor.payoutReturn({ accountNumber: '000000005502' })).toBeNull();
-    expect(processor.payoutReturn({ accountNumber: '000123456789' })).toBeNull();
+  it('returns credits to 000000005501 (R01) and 000000005503 (R03) by trace number; any other account is paid', () => {
+    const credits = [
+      { traceNumber: '121000350000007', accountNumber: '000000005501' },
+      { traceNumber: '121000350000008', accountNumber: '000000005502' },
+      { traceNumber: '121000350000009', accountNumber: '000000005503' },
+      { traceNumber: '121000350000010', accountNumber: '000123456789' },
+    ];
+    expect(processor.payoutReturns(credits)).toEqual([
+      { traceNumber: '121000350000007', code: 'R01', message: 'Insufficient funds' },
+      { traceNumber: '121000350000009', code: 'R03', message: 'No account/unable to locate account' },
+    ]);
+    expect(processor.payoutReturns([])).toEqual([]);
   });
 });
 

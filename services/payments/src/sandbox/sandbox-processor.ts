@@ -10,6 +10,7 @@ import type {
   PayoutReturn,
   Processor,
   ProcessorAnswer,
+  ReturnedCredit,
 } from '../processor/processor';
 import { cardBrandOf, isCardExpired, luhnValid, normalizeCardNumber } from '../tokens/card';
 import type { BillingAddress } from '../tokens/tokens.repository';
@@ -159,7 +160,11 @@ export class SandboxProcessor implements Processor {
     return SANDBOX_ACH_RETURNS[entry.amount] ?? null;
   }
 
-  payoutReturn(input: { accountNumber: string }): PayoutReturn | null {
-    return SANDBOX_PAYOUT_RETURNS[input.accountNumber] ?? null;
+  /** Returns each credit to an account of SANDBOX_PAYOUT_RETURNS, naming the entry by its trace number. */
+  payoutReturns(credits: { traceNumber: string; accountNumber: string }[]): ReturnedCredit[] {
+    return credits.flatMap(({ traceNumber, accountNumber }) => {
+      const returned = SANDBOX_PAYOUT_RETURNS[accountNumber];
+      return returned ? [{ traceNumber, ...returned }] : [];
+    });
   }
 }

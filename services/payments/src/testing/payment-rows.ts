@@ -34,6 +34,7 @@ export const payment = (overrides: Partial<Payment> = {}): Payment => ({
   bankAccountNumberEnc: null,
   bankRoutingNumberEnc: null,
   achFileId: null,
+  traceNumber: null,
   miscData: null,
   settleAt: null,
   settledAt: null,

@@ -11,8 +11,8 @@ export type { AchFileDeps };
 /**
  * Writes the NACHA file of the ACH records one settlement batch settled, in that batch's transaction: debits
  * for ACH payments, credits for their refunds, one NACHA batch per merchant, SEC code, kind and effective date.
- * Stores it in `ach_files` (`storeAchFile`, the one way to write an ACH file) and links each payment to it.
- * Returns the file id, or null when nothing was ACH.
+ * Stores it in `ach_files` (`storeAchFile`, the one way to write an ACH file) and links each payment to it and to
+ * its entry's trace number (what a return of the entry names). Returns the file id, or null when nothing was ACH.
  */
 export async function writeAchFile(
   tx: DbOrTx,
@@ -29,7 +29,7 @@ export async function writeAchFile(
         .where(inArray(merchants.id, [...new Set(records.map((record) => record.merchantId))]))
     ).map((row) => [row.id, row.name]),
   );
-  const batches = new Map<string, NachaBatch>();
+  const batches = new Map<string, { batch: NachaBatch; paymentIds: string[] }>();
   for (const record of records) {
     const bank = record.bank;
     if (!bank || !record.bankAccountNumberEnc || !record.bankRoutingNumberEnc) {
@@ -39,17 +39,20 @@ export async function writeAchFile(
     const secCode = (bank.standardEntryClassCode ?? 'WEB') as NachaBatch['secCode'];
     const effectiveEntryDate = pacificDate(record.settleAt ?? now);
     const key = [record.merchantId, secCode, refund, effectiveEntryDate].join('|');
-    let batch = batches.get(key);
-    if (!batch) {
-      batch = {
-        companyName: names.get(record.merchantId) ?? record.merchantId,
-        companyId: deps.config.ACH_COMPANY_ID,
-        secCode,
-        entryDescription: refund ? 'REFUND' : 'PAYMENT',
-        effectiveEntryDate,
-        entries: [],
+    let group = batches.get(key);
+    if (!group) {
+      group = {
+        batch: {
+          companyName: names.get(record.merchantId) ?? record.merchantId,
+          companyId: deps.config.ACH_COMPANY_ID,
+          secCode,
+          entryDescription: refund ? 'REFUND' : 'PAYMENT',
+          effectiveEntryDate,
+          entries: [],
+        },
+        paymentIds: [],
       };
-      batches.set(key, batch);
+      batches.set(key, group);
     }
     const savings = bank.accountType === 'savings';
     const entry: NachaEntry = {
@@ -61,14 +64,21 @@ export async function writeAchFile(
       individualName: bank.accountName,
       ...(secCode === 'WEB' || secCode === 'TEL' ? { paymentTypeCode: 'S' as const } : {}),
     };
-    batch.entries.push(entry);
+    group.batch.entries.push(entry);
+    group.paymentIds.push(record.id);
   }
 
-  const paymentIds = records.map((record) => record.id);
-  const { id } = await storeAchFile(tx, deps, { batches: [...batches.values()], now, paymentIds });
-  await tx
-    .update(payments)
-    .set({ achFileId: id })
-    .where(sql`${payments.id} = any(${textArray(paymentIds)})`);
+  // The file's entries in order, batch by batch: the order of its trace numbers.
+  const paymentIds = [...batches.values()].flatMap((group) => group.paymentIds);
+  const { id, traceNumbers } = await storeAchFile(tx, deps, {
+    batches: [...batches.values()].map((group) => group.batch),
+    now,
+    paymentIds,
+  });
+  // An update from a set of (payment, trace number) pairs: the query builder has no UPDATE … FROM unnest.
+  await tx.execute(sql`
+    update ${payments} set ach_file_id = ${id}, trace_number = filed.trace_number
+    from unnest(${textArray(paymentIds)}, ${textArray(traceNumbers)}) as filed(id, trace_number)
+    where ${payments.id} = filed.id`);
   return id;
 }

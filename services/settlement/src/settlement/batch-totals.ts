@@ -3,17 +3,19 @@ import { newId } from '@pps/shared/ids';
 import type { BatchDelta, Payment } from './settlement.repository';
 
 /**
- * The settlement-batch figures of one pass, per merchant and settlement day (the Pacific date of `settleAt`):
- * records settled, the merchant's own captures (gross, fees), refunds paid, and the net made available.
+ * The settlement-batch figures of one pass, per merchant and settlement day: the Pacific date the record settled
+ * (its `settledAt`, by its account's clock), not the day it was due (`settleAt`), so a late pass's money counts on
+ * the day it moved. Records settled, the merchant's own captures (gross, fees), refunds paid, and the net made
+ * available.
  */
 export class BatchTotals {
   private readonly rows = new Map<string, BatchDelta>();
   /** Records of a batch share a few settlement instants: the Pacific date of each is computed once. */
   private readonly days = new Map<number, string>();
 
-  /** A settled record and what it moved from each merchant's pending balance to available. */
-  add(record: Payment, moved: { merchantId: string; amount: number }[]): void {
-    const day = this.dayOf(record.settleAt ?? record.createdAt);
+  /** A settled record, what it moved from each merchant's pending balance to available, and when it settled. */
+  add(record: Payment, moved: { merchantId: string; amount: number }[], settledAt: Date): void {
+    const day = this.dayOf(settledAt);
     const touched = new Set<string>();
     for (const { merchantId, amount } of moved) {
       this.row(record.accountId, merchantId, day).net += amount;

@@ -38,9 +38,9 @@ export async function settleBatch(
   input: { now: Date; limit: number; accountId?: string },
 ): Promise<BatchResult> {
   return withTransaction(deps.db, async (tx) => {
-    const due = await claimDueRecords(tx, input);
+    const { clock, due } = await claimDueRecords(tx, input);
     const result: BatchResult = { claimed: due.length, settled: 0, returned: 0, achFileId: null };
-    if (due.length === 0) return result;
+    if (!clock || due.length === 0) return result;
 
     const parentIds = due.filter((d) => isParent(d.payment)).map((d) => d.payment.id);
     const children = groupBy(await childrenOf(tx, parentIds), (child) => child.parentPaymentId!);
@@ -82,7 +82,7 @@ export async function settleBatch(
           now: at,
         });
       }
-      totals.add(payment, moved);
+      totals.add(payment, moved, at);
       if (statusChanged) {
         events.push({
           accountId: payment.accountId,
@@ -97,7 +97,10 @@ export async function settleBatch(
     await writeEvents(tx, events);
     await addToSettlementBatches(tx, totals.deltas(), input.now);
     result.settled = settled.length;
-    result.achFileId = await writeAchFile(tx, deps, settled.map((row) => row.payment).filter(onAchRail), input.now);
+    // The file is stamped with the scope's clock, the one its records settled by (one account's sandbox clock, or
+    // the real clock for every account), as the payout run stamps its files: one pass, one clock, whatever the file.
+    const achRecords = settled.map((row) => row.payment).filter(onAchRail);
+    result.achFileId = await writeAchFile(tx, deps, achRecords, clock);
     return result;
   });
 }

@@ -12,14 +12,16 @@ export type DueRecord = { payment: Payment; clockOffsetSeconds: number };
  * account's records due by its own clock; without, every account's records due by the real clock, which no
  * account's is behind (sandbox clocks only move forward; the pass then takes each account that is ahead on its
  * own, `accountsAhead`). `SKIP LOCKED`: rows another worker (or a refund on that payment) holds are left for the
- * next batch, so two workers never take the same record and nobody waits.
+ * next batch, so two workers never take the same record and nobody waits. With them, the scope's clock (null for an
+ * unknown account): the batch's ACH file is stamped with it.
  */
 export async function claimDueRecords(
   tx: DbOrTx,
   input: { now: Date; limit: number; accountId?: string },
-): Promise<DueRecord[]> {
+): Promise<{ clock: Date | null; due: DueRecord[] }> {
   const clock = await scopeClock(tx, input);
-  return clock ? dueRecords(tx, { clock, limit: input.limit, accountId: input.accountId }) : [];
+  if (!clock) return { clock: null, due: [] };
+  return { clock, due: await dueRecords(tx, { clock, limit: input.limit, accountId: input.accountId }) };
 }
 
 /** A pass's clock: one account's sandbox clock, or the real clock for every account; none for an unknown account. */

@@ -94,6 +94,8 @@ export const payments = pgTable(
     bankRoutingNumberEnc: text('bank_routing_number_enc'),
     /** The NACHA file that carried this ACH entry (set by the settlement pass that wrote it). */
     achFileId: text('ach_file_id'),
+    /** That entry's trace number, as the file has it: what a bank's return of the entry names. */
+    traceNumber: text('trace_number'),
     miscData: text('misc_data'),
     settleAt: ts('settle_at'),
     settledAt: ts('settled_at'),

@@ -1,4 +1,4 @@
-import { bigint, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, pgSequence, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { timestamps, ts } from './columns';
 import { merchants } from './merchants';
@@ -6,8 +6,8 @@ import { merchants } from './merchants';
 const cents = (name: string) => bigint(name, { mode: 'number' }).notNull().default(0);
 
 /**
- * What settlement moved for one merchant on one settlement day (the Pacific date of `settleAt`), accumulated by
- * every pass of that day. Owned by the settlement service. `net` is what became available to the merchant
+ * What settlement moved for one merchant on one settlement day (the Pacific date the records settled, their
+ * `settledAt` by the account's clock), accumulated by every pass of that day. Owned by the settlement service. `net` is what became available to the merchant
  * (captures' net and split shares, less refunds); `gross` and `fees` are those of the merchant's own captures.
  */
 export const settlementBatches = pgTable(
@@ -33,6 +33,21 @@ export const settlementBatches = pgTable(
     index('settlement_batches_account_day_idx').on(t.accountId, t.settlementDate),
   ],
 );
+
+/**
+ * The 7-digit sequence of every NACHA entry's trace number (after the ODFI's 8 digits), across all files: a bank's
+ * return names the entry by its trace number, so no two entries a return could still name may share one. It cycles
+ * after 9,999,999: a return names an entry within days of its file, and ten million entries later that entry is
+ * long past being returned, so reusing its number is safe.
+ */
+export const achTraceSequence = pgSequence('ach_trace_sequence', {
+  startWith: 1,
+  minValue: 1,
+  maxValue: 9_999_999,
+  increment: 1,
+  cycle: true,
+  cache: 1,
+});
 
 /**
  * The NACHA file of the ACH entries one settlement batch settled (debits and refund credits), kept for ops.
