@@ -331,6 +331,9 @@ function withInvalidUtf8(json: string): Buffer {
     : Buffer.concat([bytes.subarray(0, quote + 1), Buffer.from([0xff, 0xfe, 0xc3, 0x28]), bytes.subarray(quote + 1)]);
 }
 
+/** A list (it takes `limit`) refuses any name it does not take with a 400 `unknown_parameter`. */
+const isList = (operation: Operation) => operation.queryParams.some((parameter) => parameter.name === 'limit');
+
 function queryString(operation: Operation, plan: Plan, world: World, components: unknown): string {
   const params = operation.queryParams;
   if (plan.query === 'none' || params.length === 0) return plan.query === 'unknown' ? '?__proto__=1&x=%00' : '';
@@ -342,7 +345,9 @@ function queryString(operation: Operation, plan: Plan, world: World, components:
   };
   const pairs = params.map((parameter, index) => `${parameter.name}=${value(parameter, index)}`);
   if (plan.query === 'repeated') pairs.push(...pairs);
-  if (plan.query === 'unknown') pairs.push('__proto__=1', `${encodeSegment('x\u0000')}=1`);
+  // On a list, names that could be stored: the list's own schema must refuse them, not the NUL check.
+  if (plan.query === 'unknown' && isList(operation)) pairs.push('__proto__=1', 'colour=blue');
+  else if (plan.query === 'unknown') pairs.push('__proto__=1', `${encodeSegment('x\u0000')}=1`);
   return `?${pairs.join('&')}`;
 }
 
@@ -391,6 +396,7 @@ export function buildRequest(operation: Operation, plan: Plan, world: World, com
     path = path.replace(`{${parameter.name}}`, segment);
   }
   path += queryString(operation, plan, world, components);
+  if (plan.query === 'unknown' && isList(operation)) reasons.push('a query parameter the list does not take');
 
   // What.
   let body: Buffer | undefined;

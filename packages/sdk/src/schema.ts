@@ -239,7 +239,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One day's settlement per merchant (count, gross, fees, refunds, net) and totals; JSON or CSV (Accept) */
+        /** Settlement per merchant (count, gross, fees, refunds, net) and totals over one settlement day or a range of them; JSON or CSV (Accept) */
         get: operations["getSettlementReport"];
         put?: never;
         post?: never;
@@ -1480,12 +1480,25 @@ export interface components {
             attributes: {
                 /**
                  * Format: date
+                 * @description The settlement day, when the report covers one day (startDate = endDate); null for a range
                  * @example 2026-11-24
                  */
-                date: string;
+                date: string | null;
+                /**
+                 * Format: date
+                 * @description First settlement day
+                 * @example 2026-11-24
+                 */
+                startDate: string;
+                /**
+                 * Format: date
+                 * @description Last settlement day
+                 * @example 2026-11-24
+                 */
+                endDate: string;
                 /** @example USD */
                 currency: string;
-                /** @description Each merchant of the account that settled anything that day, by merchant id */
+                /** @description Each merchant of the account that settled anything in the range, by merchant id: its sums */
                 merchants: {
                     merchantId: string;
                     /** @description Records settled */
@@ -3192,9 +3205,15 @@ export interface operations {
     listPayments: {
         parameters: {
             query?: {
-                /** @description Merchant id (required) */
+                /** @description Merchant id: this or merchantId is required (both must name the same merchant) */
                 id?: string;
+                /** @description Merchant id, as every other list names it: the same as id */
+                merchantId?: string;
                 status?: "authorized" | "pending" | "completed" | "failed" | "refunded" | "voided" | "partial_refund";
+                /** @description Only records of this type */
+                paymentType?: "card" | "ACH" | "refund" | "refundSplit" | "secondSplit" | "capture";
+                /** @description Only records whose invoice is exactly this */
+                invoice?: string;
                 /** @description Created at or after (inclusive) */
                 startDate?: string;
                 /** @description Created before (exclusive) */
@@ -3907,9 +3926,13 @@ export interface operations {
     };
     getSettlementReport: {
         parameters: {
-            query: {
-                /** @description The settlement day (Pacific time) */
-                date: string;
+            query?: {
+                /** @description One settlement day (Pacific time); or give startDate and endDate instead */
+                date?: string;
+                /** @description First settlement day of a range (inclusive, Pacific time), with endDate */
+                startDate?: string;
+                /** @description Last settlement day of a range (inclusive, Pacific time), with startDate */
+                endDate?: string;
             };
             header?: never;
             path?: never;
@@ -3967,13 +3990,13 @@ export interface operations {
     listMerchants: {
         parameters: {
             query?: {
+                status?: "pending" | "active" | "suspended" | "closed";
                 limit?: number;
                 offset?: number;
                 /** @description An id of an item of this list: the page holds the items after it (older), newest first. `offset` then skips that many more. Not with `endingBefore`. An id that is no item of this list is a 400 invalid_cursor. */
                 startingAfter?: string;
                 /** @description An id of an item of this list: the page holds the items just before it (newer), still newest first; `links.next` then goes on toward newer items. `offset` then skips that many more. Not with `startingAfter`. An id that is no item of this list is a 400 invalid_cursor. */
                 endingBefore?: string;
-                status?: "pending" | "active" | "suspended" | "closed";
             };
             header?: never;
             path?: never;

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { balanceTransactionTypes } from '../db/schema/payouts';
-import { cursorQuery, paginationQuery } from '../http/pagination';
+import { listQuery } from '../http/pagination';
 import { isId } from '../ids';
 import {
   authenticated,
@@ -63,32 +63,33 @@ export const getBalanceRoute = createRoute({
   },
 });
 
-export const listBalanceTransactionsQuerySchema = z.object({
-  type: z
-    .enum(balanceTransactionTypes)
-    .optional()
-    .openapi({ param: { name: 'type', in: 'query' }, description: 'Only balance transactions of this type' }),
-  // A payout id or nothing: anything else is a 400 before it can reach a statement (a NUL PostgreSQL refuses).
-  payoutId: z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
-      if (!value) return undefined;
-      if (isId('payout', value)) return value;
-      ctx.addIssue({ code: 'custom', message: 'payoutId must be a payout id (po_…)' });
-      return z.NEVER;
-    })
-    .openapi({
-      type: 'string',
-      param: { name: 'payoutId', in: 'query' },
-      description: 'Only those this payout carries (or is)',
-      example: 'po_…',
-    }),
-  startDate: isoDateParam('startDate').openapi({ description: 'Created at or after (inclusive)' }),
-  endDate: isoDateParam('endDate').openapi({ description: 'Created before (exclusive)' }),
-  ...paginationQuery,
-  ...cursorQuery,
-});
+export const listBalanceTransactionsQuerySchema = listQuery(
+  {
+    type: z
+      .enum(balanceTransactionTypes)
+      .optional()
+      .openapi({ param: { name: 'type', in: 'query' }, description: 'Only balance transactions of this type' }),
+    // A payout id or nothing: anything else is a 400 before it can reach a statement (a NUL PostgreSQL refuses).
+    payoutId: z
+      .string()
+      .optional()
+      .transform((value, ctx) => {
+        if (!value) return undefined;
+        if (isId('payout', value)) return value;
+        ctx.addIssue({ code: 'custom', message: 'payoutId must be a payout id (po_…)' });
+        return z.NEVER;
+      })
+      .openapi({
+        type: 'string',
+        param: { name: 'payoutId', in: 'query' },
+        description: 'Only those this payout carries (or is)',
+        example: 'po_…',
+      }),
+    startDate: isoDateParam('startDate').openapi({ description: 'Created at or after (inclusive)' }),
+    endDate: isoDateParam('endDate').openapi({ description: 'Created before (exclusive)' }),
+  },
+  { id: "the merchant is the path's {id}", merchantId: "the merchant is the path's {id}" },
+);
 
 export const listBalanceTransactionsRoute = createRoute({
   method: 'get',

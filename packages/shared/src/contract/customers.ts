@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { cursorQuery, paginationQuery } from '../http/pagination';
+import { listQuery } from '../http/pagination';
 import {
   authenticated,
   authenticatedBodyErrors,
@@ -94,12 +94,13 @@ const queryText = (name: string, description: string, example: string) =>
     .optional()
     .openapi({ param: { name, in: 'query' }, description, example });
 
-export const listCustomersQuerySchema = z.object({
-  externalId: queryText('externalId', 'Only customers with this external id', 'user-42'),
-  merchantId: queryText('merchantId', "Only this merchant's customers", 'mer_…'),
-  ...paginationQuery,
-  ...cursorQuery,
-});
+export const listCustomersQuerySchema = listQuery(
+  {
+    externalId: queryText('externalId', 'Only customers with this external id', 'user-42'),
+    merchantId: queryText('merchantId', "Only this merchant's customers", 'mer_…'),
+  },
+  { id: 'the merchant filter is merchantId', merchant: 'the merchant filter is merchantId' },
+);
 
 export const listCustomersRoute = createRoute({
   method: 'get',

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { avsModes, fraudScreenPolicies } from '../db/schema/merchants';
 import { payoutIntervals, weekdays } from '../db/schema/payouts';
-import { cursorQuery, paginationQuery } from '../http/pagination';
+import { listQuery } from '../http/pagination';
 import { merchantStatuses } from '../states/merchant-states';
 import {
   adminBodyErrors,
@@ -245,14 +245,15 @@ export const getMerchantRoute = createRoute({
   },
 });
 
-export const listMerchantsQuerySchema = z.object({
-  ...paginationQuery,
-  ...cursorQuery,
-  status: z
-    .enum(merchantStatuses)
-    .optional()
-    .openapi({ param: { name: 'status', in: 'query' } }),
-});
+export const listMerchantsQuerySchema = listQuery(
+  {
+    status: z
+      .enum(merchantStatuses)
+      .optional()
+      .openapi({ param: { name: 'status', in: 'query' } }),
+  },
+  { id: 'one merchant is GET /merchants/{id}', merchantId: 'one merchant is GET /merchants/{id}' },
+);
 
 export const listMerchantsRoute = createRoute({
   method: 'get',

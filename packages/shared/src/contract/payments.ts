@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { configSchema } from '../config/config';
-import { cursorQuery, paginationQuery } from '../http/pagination';
+import { listQuery } from '../http/pagination';
 import type { AmountBounds } from '../money';
 import { paymentStatuses } from '../states/payment-states';
 import {
@@ -220,17 +220,36 @@ export const isoDateParam = (name: string) =>
     })
     .openapi({ type: 'string', format: 'date-time', param: { name, in: 'query' } });
 
-export const listPaymentsQuerySchema = z.object({
-  id: z
+const merchantQuery = (name: 'id' | 'merchantId', description: string) =>
+  z
     .string()
     .optional()
-    .openapi({ param: { name: 'id', in: 'query' }, description: 'Merchant id (required)', example: 'mer_…' }),
-  status: z.enum(paymentStatuses).optional(),
-  startDate: isoDateParam('startDate').openapi({ description: 'Created at or after (inclusive)' }),
-  endDate: isoDateParam('endDate').openapi({ description: 'Created before (exclusive)' }),
-  ...paginationQuery,
-  ...cursorQuery,
-});
+    .openapi({ param: { name, in: 'query' }, description, example: 'mer_…' });
+
+export const listPaymentsQuerySchema = listQuery(
+  {
+    id: merchantQuery('id', 'Merchant id: this or merchantId is required (both must name the same merchant)'),
+    merchantId: merchantQuery('merchantId', 'Merchant id, as every other list names it: the same as id'),
+    status: z.enum(paymentStatuses).optional(),
+    paymentType: paymentAttributesResponseSchema.shape.paymentType
+      .optional()
+      .openapi({ param: { name: 'paymentType', in: 'query' }, description: 'Only records of this type' }),
+    invoice: z
+      .string()
+      .optional()
+      // An empty value is no filter, as an empty cursor is no cursor.
+      .transform((value) => (value ? value : undefined))
+      .openapi({
+        type: 'string',
+        param: { name: 'invoice', in: 'query' },
+        description: 'Only records whose invoice is exactly this',
+        example: 'INV-1',
+      }),
+    startDate: isoDateParam('startDate').openapi({ description: 'Created at or after (inclusive)' }),
+    endDate: isoDateParam('endDate').openapi({ description: 'Created before (exclusive)' }),
+  },
+  { type: 'the record type filter is paymentType', merchant: 'the merchant is id or merchantId' },
+);
 
 export const listPaymentsRoute = createRoute({
   method: 'get',

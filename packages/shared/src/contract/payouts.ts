@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { configSchema } from '../config/config';
 import { balanceTransactionTypes, payoutStatuses } from '../db/schema/payouts';
-import { cursorQuery, paginationQuery } from '../http/pagination';
+import { listQuery } from '../http/pagination';
 import { type AmountBounds, amountString } from '../money';
 import {
   authenticated,
@@ -132,17 +132,18 @@ export const createPayoutRouteFor = (bounds: AmountBounds) =>
 
 export const createPayoutRoute = createPayoutRouteFor(payoutAmountBounds(configDefaults.MAX_AMOUNT_CENTS));
 
-export const listPayoutsQuerySchema = z.object({
-  merchantId: z
-    .string()
-    .optional()
-    .openapi({ param: { name: 'merchantId', in: 'query' }, description: 'Only this merchant', example: 'mer_…' }),
-  status: z.enum(payoutStatuses).optional(),
-  startDate: isoDateParam('startDate').openapi({ description: 'Created at or after (inclusive)' }),
-  endDate: isoDateParam('endDate').openapi({ description: 'Created before (exclusive)' }),
-  ...paginationQuery,
-  ...cursorQuery,
-});
+export const listPayoutsQuerySchema = listQuery(
+  {
+    merchantId: z
+      .string()
+      .optional()
+      .openapi({ param: { name: 'merchantId', in: 'query' }, description: 'Only this merchant', example: 'mer_…' }),
+    status: z.enum(payoutStatuses).optional(),
+    startDate: isoDateParam('startDate').openapi({ description: 'Created at or after (inclusive)' }),
+    endDate: isoDateParam('endDate').openapi({ description: 'Created before (exclusive)' }),
+  },
+  { id: 'the merchant filter is merchantId', merchant: 'the merchant filter is merchantId' },
+);
 
 export const listPayoutsRoute = createRoute({
   method: 'get',

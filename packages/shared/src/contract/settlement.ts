@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { cursorQuery, paginationQuery } from '../http/pagination';
+import { listQuery } from '../http/pagination';
 import {
   adminErrors,
   adminSecurity,
@@ -34,7 +34,7 @@ export const listAchFilesRoute = createRoute({
   tags: ['Admin'],
   summary: 'The NACHA files of ACH settlement passes and payout runs, newest first (ops)',
   security: adminSecurity,
-  request: { query: z.object({ ...paginationQuery, ...cursorQuery }) },
+  request: { query: listQuery({}) },
   responses: { 200: jsonResponse('A page of ACH files', listDocument(achFileResource)), ...adminErrors(400) },
 });
 

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { cursorQuery, paginationQuery } from '../http/pagination';
+import { listQuery } from '../http/pagination';
 import {
   authenticated,
   authenticatedBodyErrors,
@@ -175,18 +175,19 @@ export const getTokenRoute = createRoute({
   },
 });
 
-export const listTokensQuerySchema = z.object({
-  customerId: z
-    .string()
-    .optional()
-    .openapi({
-      param: { name: 'customerId', in: 'query' },
-      description: "Only this customer's tokens",
-      example: 'cus_…',
-    }),
-  ...paginationQuery,
-  ...cursorQuery,
-});
+export const listTokensQuerySchema = listQuery(
+  {
+    customerId: z
+      .string()
+      .optional()
+      .openapi({
+        param: { name: 'customerId', in: 'query' },
+        description: "Only this customer's tokens",
+        example: 'cus_…',
+      }),
+  },
+  { merchantId: "vault tokens are the account's, not a merchant's: filter by customerId" },
+);
 
 export const listTokensRoute = createRoute({
   method: 'get',

@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { deliveryStatuses } from '../db/schema/webhooks';
 import { eventTypes } from '../events/outbox';
 import { optionalBody } from '../http/body';
-import { cursorQuery, paginationQuery } from '../http/pagination';
+import { listQuery } from '../http/pagination';
 import { webhookUrlProblem } from '../webhooks/url-guard';
 import {
   authenticated,
@@ -233,24 +233,29 @@ const queryText = (name: string, description: string, example: string) =>
     .optional()
     .openapi({ param: { name, in: 'query' }, description, example });
 
-export const listEventsQuerySchema = z.object({
-  type: queryText('type', 'Only events of this type (400 invalid_event_type for an unknown one)', 'payment.completed')
-    .openapi({ enum: [...eventTypes] })
-    .superRefine((value, ctx) => {
-      if (value && !knownEventTypes.has(value)) {
-        ctx.addIssue({
-          code: 'custom',
-          ...coded('invalid_event_type', `type "${value}" is not an event type; use ${eventTypeList}`),
-        });
-      }
-    })
-    .transform((value) => (value ? value : undefined)),
-  resourceId: queryText('resourceId', 'Only events of this resource', 'pay_…').transform((value) =>
-    value ? value : undefined,
-  ),
-  ...paginationQuery,
-  ...cursorQuery,
-});
+export const listEventsQuerySchema = listQuery(
+  {
+    type: queryText('type', 'Only events of this type (400 invalid_event_type for an unknown one)', 'payment.completed')
+      .openapi({ enum: [...eventTypes] })
+      .superRefine((value, ctx) => {
+        if (value && !knownEventTypes.has(value)) {
+          ctx.addIssue({
+            code: 'custom',
+            ...coded('invalid_event_type', `type "${value}" is not an event type; use ${eventTypeList}`),
+          });
+        }
+      })
+      .transform((value) => (value ? value : undefined)),
+    resourceId: queryText('resourceId', 'Only events of this resource', 'pay_…').transform((value) =>
+      value ? value : undefined,
+    ),
+  },
+  {
+    resourceType: 'events are filtered by type (payment.completed, …) or resourceId',
+    eventType: 'the event type filter is type',
+    merchantId: 'events are filtered by type or resourceId',
+  },
+);
 
 export const createWebhookRoute = createRoute({
   method: 'post',
@@ -273,7 +278,7 @@ export const listWebhooksRoute = createRoute({
   tags: ['Webhooks'],
   summary: 'The account’s webhook endpoints, newest first (deleted ones left out)',
   security: authenticated,
-  request: { query: z.object({ ...paginationQuery, ...cursorQuery }) },
+  request: { query: listQuery({}) },
   responses: {
     200: jsonResponse('A page of endpoints', listDocument(webhookResourceSchema)),
     ...authenticatedErrors(400, 403),
@@ -393,7 +398,7 @@ export const listWebhookDeliveriesRoute = createRoute({
   tags: ['Webhooks'],
   summary: 'Deliveries to the endpoint, newest first, each with its attempts',
   security: authenticated,
-  request: { params: webhookId, query: z.object({ ...paginationQuery, ...cursorQuery }) },
+  request: { params: webhookId, query: listQuery({}) },
   responses: {
     200: jsonResponse('A page of deliveries', listDocument(deliveryResourceSchema)),
     ...authenticatedErrors(400, 403, 404),

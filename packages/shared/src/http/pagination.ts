@@ -50,6 +50,41 @@ export const cursorQuery = {
 
 type CursorParameter = keyof typeof cursorQuery;
 
+/**
+ * What a list says of a name it does not take but a caller may guess (another list's name for the same idea, a
+ * field of its items): the name to use instead, or where that filter lives.
+ */
+export type ParameterHints = Record<string, string>;
+
+/**
+ * A list's query: its own filters, `paginationQuery` and `cursorQuery`, and nothing else. A name the list does not
+ * take is a 400 `unknown_parameter` naming it, never a filter silently ignored (docs/api.md, Pagination); the detail
+ * gives the hint for it, if the list has one, and the names the list takes. The names are checked before the values,
+ * so a misspelt filter is named even when another value is wrong too.
+ */
+export function listQuery<Shape extends z.ZodRawShape>(filters: Shape, hints: ParameterHints = {}) {
+  const shape = { ...filters, ...paginationQuery, ...cursorQuery };
+  const known = Object.keys(shape);
+  const takes = new Set(known);
+  // `z.preprocess` in effect, spelt as a pipe the route's `query` accepts (the OpenAPI document reads its output).
+  const names = z.transform((input: unknown, ctx) => {
+    if (input === null || typeof input !== 'object') return input;
+    for (const name of Object.keys(input)) {
+      if (takes.has(name)) continue;
+      const hint = Object.hasOwn(hints, name) ? ` (${hints[name]})` : '';
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message: `${name} is not a parameter of this list${hint}; it takes ${known.join(', ')}`,
+        params: { code: 'unknown_parameter' },
+        input: name,
+      });
+    }
+    return input;
+  });
+  return names.pipe(z.object(shape));
+}
+
 /** What a list is asked for a page: `paginationQuery` and `cursorQuery` as validated. */
 export type PageQuery = { limit: number; offset: number; startingAfter?: string; endingBefore?: string };
 

@@ -82,8 +82,16 @@ export const paymentErrors = {
         'The payment was interrupted before the processor answered, and the processor has no record of it; it was not made',
       meta: { paymentId, transaction },
     }),
-  invalidMerchantId: (detail: string) =>
-    new ApiError({ status: 400, code: 'invalid_merchant_id', detail, parameter: 'id' }),
+  invalidMerchantId: (detail: string, parameter: 'id' | 'merchantId' = 'id') =>
+    new ApiError({ status: 400, code: 'invalid_merchant_id', detail, parameter }),
+  /** GET /payments names its merchant by `id` or `merchantId`: two different ones is no one list. */
+  twoMerchants: (id: string, merchantId: string) =>
+    new ApiError({
+      status: 400,
+      code: 'invalid_field',
+      detail: `id (${id}) and merchantId (${merchantId}) name different merchants; give one`,
+      parameter: 'merchantId',
+    }),
 };
 
 /** The error document as the service's error mapper writes it, for responses stored with an idempotency key. */

@@ -202,6 +202,9 @@ export function findChildrenOf(db: DbOrTx, parentIds: string[]): Sent<Map<string
 export type PaymentListFilter = {
   merchantId: string;
   status?: PaymentStatus;
+  paymentType?: Payment['paymentType'];
+  /** Exact match. */
+  invoice?: string;
   startDate?: Date;
   endDate?: Date;
   limit: number;
@@ -234,6 +237,10 @@ export async function listMerchantPayments(
   // A new payment between its phases is internal (docs/design.md): listed once its outcome is recorded.
   const conditions: SQL[] = [ne(payments.status, PROCESSING)];
   if (filter.status) conditions.push(eq(payments.status, filter.status));
+  // Neither has an index of its own (no migration for a filter): each role still reads along its merchant index,
+  // newest first, and skips the records that do not match, so a rare invoice may scan much of the merchant's records.
+  if (filter.paymentType) conditions.push(eq(payments.paymentType, filter.paymentType));
+  if (filter.invoice !== undefined) conditions.push(eq(payments.invoice, filter.invoice));
   if (filter.startDate) conditions.push(gte(payments.createdAt, filter.startDate));
   if (filter.endDate) conditions.push(lt(payments.createdAt, filter.endDate));
   const asPrimary = eq(payments.merchantId, filter.merchantId);
@@ -251,7 +258,8 @@ export async function listMerchantPayments(
       .orderBy(...read.orderBy)
       .limit(read.limit)
       .offset(filter.offset),
-    filter.startDate || filter.endDate
+    // The kept counts are by merchant and status only: any other filter is counted from its rows.
+    filter.startDate || filter.endDate || filter.paymentType || filter.invoice !== undefined
       ? db
           .select({ total: count() })
           .from(payments)

@@ -143,18 +143,33 @@ export async function getPaymentStatus({ ctx, input }: { ctx: ServiceContext; in
 
 export type ListPaymentsInput = PageQuery & {
   id?: string;
+  merchantId?: string;
   status?: PaymentStatus;
+  paymentType?: Payment['paymentType'];
+  invoice?: string;
   startDate?: Date;
   endDate?: Date;
 };
 
+/**
+ * The merchant a list names, and by which parameter: the spec's `id`, or `merchantId` as every other list says;
+ * both may be given when they name the same merchant.
+ */
+function listedMerchant(input: ListPaymentsInput): { merchantId: string; parameter: 'id' | 'merchantId' } {
+  const id = input.id?.trim() || undefined;
+  const merchantId = input.merchantId?.trim() || undefined;
+  if (id && merchantId && id !== merchantId) throw paymentErrors.twoMerchants(id, merchantId);
+  if (merchantId) return { merchantId, parameter: 'merchantId' };
+  if (id) return { merchantId: id, parameter: 'id' };
+  throw paymentErrors.invalidMerchantId('id or merchantId (the merchant id) is required');
+}
+
 /** GET /payments?id=: a merchant's records (as primary or split receiver), children included, newest first. */
 export async function listPayments({ ctx, input }: { ctx: ServiceContext; input: ListPaymentsInput }) {
-  const merchantId = input.id?.trim();
-  if (!merchantId) throw paymentErrors.invalidMerchantId('id (the merchant id) is required');
+  const { merchantId, parameter } = listedMerchant(input);
   const merchant = isId('merchant', merchantId) ? await findMerchant(ctx.db, merchantId) : undefined;
-  if (!merchant) throw paymentErrors.invalidMerchantId(`No merchant ${merchantId}`);
-  ownedBy(merchant, ctx, 'merchant', merchantId, { parameter: 'id' });
+  if (!merchant) throw paymentErrors.invalidMerchantId(`No merchant ${merchantId}`, parameter);
+  ownedBy(merchant, ctx, 'merchant', merchantId, { parameter });
   if (input.startDate && input.endDate && input.startDate > input.endDate) throw invalidDateRange();
   const keyset = await keysetOf(input, (id) => paymentPlace(ctx.db, merchantId, id));
   const { rows, total, travel } = await listMerchantPayments(ctx.db, { ...input, merchantId, keyset });
