@@ -22,6 +22,7 @@ const slow = [
   'test/payouts-processes.test.ts',
   'test/webhooks-processes.test.ts',
   'test/metrics-processes.test.ts',
+  'test/processes-apart.test.ts',
   'test/metrics-cluster.test.ts',
   'test/database-restart.test.ts',
   'test/server-limits.test.ts',

@@ -2,12 +2,13 @@
  * The SDK's quick start (packages/sdk/README.md), run against a running API. `npm start` prints a demo API key and
  * app id; then, in another terminal:
  *
- *   PPS_URL=http://127.0.0.1:8080 PPS_API_KEY=sk_test_… PPS_APP_ID=app_… npx tsx examples/quickstart.ts
+ *   PPS_URL=http://127.0.0.1:8080 PPS_API_KEY=sk_test_… PPS_APP_ID=app_… PPS_APP_KEY=… npx tsx examples/quickstart.ts
  *
  * It creates a merchant, vaults a card, subscribes a local webhook receiver (on PPS_WEBHOOK_PORT, any free port
  * unless given), pays, refunds part of the payment, reads it back, lists the merchant's payments, waits for the
  * payment's `payment.created` webhook and verifies it, shows a refused request as a `PpsError`, and cleans up. One
- * line per step; exit code 0 when every step worked. PPS_APP_KEY, when set, is used instead of making an app key.
+ * line per step; exit code 0 when every step worked. PPS_APP_KEY, when set, is used instead of making an app key: a
+ * new app key revokes the previous key of the app and every token minted from it (a shell's, say).
  * The API delivers the webhook to 127.0.0.1, so run it on the machine the API runs on (a local `npm start`).
  */
 import { randomInt } from 'node:crypto';

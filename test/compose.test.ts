@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '@pps/shared/config';
+import { loadConfig, rolePorts } from '@pps/shared/config';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
@@ -114,8 +114,16 @@ describe('docker-compose.yml', () => {
     expect(probe('gateway')).toContain(`127.0.0.1:${services.gateway?.environment?.PORT}/readyz`);
     expect(probe('payments')).toContain(`127.0.0.1:${services.payments?.environment?.PAYMENTS_PORT}/healthz`);
     expect(probe('merchants')).toContain(`127.0.0.1:${services.merchants?.environment?.MERCHANTS_PORT}/healthz`);
-    expect(probe('settlement')).toContain('127.0.0.1:9464/healthz'); // METRICS_PORT's default
-    expect(probe('webhooks')).toContain('127.0.0.1:9464/healthz');
+    // The workers' metrics servers on their roles' default ports (SETTLEMENT_METRICS_PORT, WEBHOOKS_METRICS_PORT).
+    const defaults = rolePorts(loadConfig({}));
+    expect(probe('settlement')).toContain(`127.0.0.1:${defaults.settlement}/healthz`);
+    expect(probe('webhooks')).toContain(`127.0.0.1:${defaults.webhooks}/healthz`);
+    expect(services.gateway?.environment?.PAYMENTS_URL).toBe(
+      `http://payments:${services.payments?.environment?.PAYMENTS_PORT}`,
+    );
+    expect(services.gateway?.environment?.MERCHANTS_URL).toBe(
+      `http://merchants:${services.merchants?.environment?.MERCHANTS_PORT}`,
+    );
     expect(services.webhooks?.command).toEqual(['node', 'dist/webhooks.js']);
     for (const name of ['gateway', 'payments', 'merchants', 'settlement', 'webhooks']) {
       expect(probe(name)).toMatch(/^CMD node -e /);

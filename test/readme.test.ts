@@ -65,6 +65,31 @@ function bash(script: string, env: Record<string, string | undefined>) {
   });
 }
 
+/**
+ * `script` in bash after `npm start`'s export line, each call's status also written to stderr by a `curl` function
+ * around the real one, and the calls it made.
+ */
+async function pasteAfterExportLine(script: string) {
+  const exportLine = /^export API=.*$/m.exec(output)?.[0] ?? '';
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    // `node -p` in the example: this node, whatever PATH the test runner was given.
+    PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+  };
+  for (const name of ['API', 'KEY', 'APP', 'ADMIN_TOKEN']) delete env[name];
+  const observe = `curl() { command curl -w '%{stderr}HTTP %{http_code} %{method} %{url_effective}\\n' "$@"; }`;
+  const run = await bash([observe, exportLine, script].join('\n'), env);
+  const calls = run.stderr
+    .split('\n')
+    .filter((line) => line.startsWith('HTTP '))
+    .map((line) => {
+      const [, status, method, url] = line.split(' ');
+      return { status: Number(status), method, path: new URL(url ?? '').pathname };
+    });
+  const context = `exit ${run.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+  return { run, calls, context };
+}
+
 describe("README's worked example", () => {
   it('npm start prints the export line and how to reach the admin API with the development token', () => {
     expect(output).toMatch(new RegExp(`^export API=${base} KEY=sk_test_[\\w-]+ APP=app_\\w+$`, 'm'));
@@ -73,23 +98,7 @@ describe("README's worked example", () => {
   });
 
   it('runs top to bottom, pasted into bash after the export line, and answers what README says', async () => {
-    const exportLine = /^export API=.*$/m.exec(output)?.[0] ?? '';
-    const env: Record<string, string | undefined> = {
-      ...process.env,
-      // `node -p` in the example: this node, whatever PATH the test runner was given.
-      PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
-    };
-    for (const name of ['API', 'KEY', 'APP', 'ADMIN_TOKEN']) delete env[name];
-    const observe = `curl() { command curl -w '%{stderr}HTTP %{http_code} %{method} %{url_effective}\\n' "$@"; }`;
-    const run = await bash([observe, exportLine, workedExample()].join('\n'), env);
-    const calls = run.stderr
-      .split('\n')
-      .filter((line) => line.startsWith('HTTP '))
-      .map((line) => {
-        const [, status, method, url] = line.split(' ');
-        return { status: Number(status), method, path: new URL(url ?? '').pathname };
-      });
-    const context = `exit ${run.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+    const { run, calls, context } = await pasteAfterExportLine(workedExample());
     expect(run.code, context).toBe(0);
 
     // Every call answered 2xx; each creation 201, in README's order.
@@ -161,4 +170,14 @@ describe("README's worked example", () => {
       /^\{"status":"pending","capturedAt":"[\d-]+T[\d:.]+Z","transaction":\{"amount":"6000","grossMinusNet":"204","net":"5796"\}\}$/m,
     );
   }, 120_000);
+
+  it('pasted a second time on the same account, stops at the first API error and prints it, not null', async () => {
+    const { run, calls, context } = await pasteAfterExportLine(shBlocks('README.md', 'worked-example', 3));
+    expect(run.code, context).not.toBe(0);
+    // The merchant of step 4 exists already (its email and SSN are unique per account): nothing runs after it.
+    expect(calls.at(-1), context).toMatchObject({ status: 409, method: 'POST', path: '/merchants' });
+    expect(calls.filter((call) => call.status >= 300)).toHaveLength(1);
+    expect(run.stderr, context).toMatch(/^API error: \[\{.*"code":"duplicate_merchant".*\}\]$/m);
+    expect(run.stdout, context).not.toMatch(/^null$/m);
+  }, 60_000);
 });

@@ -91,6 +91,32 @@ describe('examples/quickstart.ts', () => {
     expect(endpoints?.data).toEqual([]);
   }, 60_000);
 
+  it("takes the shell's app key from PPS_APP_KEY, so the shell's token still works after it", async () => {
+    const creds = await stack.createAccount('SDK quick start with a key');
+    const shell = () => fetch(`${base}/auth/token`, { headers: creds.headers });
+    expect((await shell()).status).toBe(200);
+    const run = await runExample({
+      PPS_URL: base,
+      PPS_API_KEY: creds.apiKey,
+      PPS_APP_ID: creds.appId,
+      PPS_APP_KEY: creds.appKey,
+    });
+    const context = `exit ${run.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+    expect(run.code, context).toBe(0);
+    expect(run.stdout, context).toMatch(/done\n$/);
+    // No new app key was made: the token minted from the shell's key is not revoked.
+    expect((await shell()).status).toBe(200);
+  }, 60_000);
+
+  it('without PPS_APP_KEY makes a new app key, which revokes the tokens of the previous one', async () => {
+    const creds = await stack.createAccount('SDK quick start without a key');
+    const run = await runExample({ PPS_URL: base, PPS_API_KEY: creds.apiKey, PPS_APP_ID: creds.appId });
+    expect(run.code, run.stderr).toBe(0);
+    const response = await fetch(`${base}/auth/token`, { headers: creds.headers });
+    expect(response.status).toBe(401);
+    expect((await response.json()).errors[0].code).toBe('token_revoked');
+  }, 60_000);
+
   it('says which variable is missing and exits 2', async () => {
     const run = await runExample({ PPS_URL: base });
     expect(run.code).toBe(2);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, loadConfig, rolePorts } from './config';
 
 describe('config', () => {
   it('has working development defaults and warns about each default secret', () => {
@@ -29,6 +29,23 @@ describe('config', () => {
   it('parses key rings with rotation order', () => {
     const config = loadConfig({ TOKEN_SIGNING_KEYS: `new:${'n'.repeat(32)},old:${'o'.repeat(32)}` });
     expect(config.TOKEN_SIGNING_KEYS.map((key) => key.id)).toEqual(['new', 'old']);
+  });
+});
+
+describe('the ports of the services run apart', () => {
+  it("are distinct by default, and none is the demo shop's", () => {
+    const config = loadConfig({});
+    const ports = rolePorts(config);
+    expect(ports).toEqual({ gateway: 8080, payments: 8082, merchants: 8083, settlement: 9464, webhooks: 9465 });
+    const all = [...Object.values(ports), config.DEMO_PORT];
+    expect(new Set(all).size).toBe(all.length);
+  });
+
+  it('take each role its own variable, and METRICS_PORT overrides the role of the process it is given to', () => {
+    const ports = rolePorts(loadConfig({ SETTLEMENT_METRICS_PORT: '19464', WEBHOOKS_METRICS_PORT: '19465' }));
+    expect([ports.settlement, ports.webhooks]).toEqual([19464, 19465]);
+    const overridden = rolePorts(loadConfig({ METRICS_PORT: '0' }));
+    expect([overridden.settlement, overridden.webhooks]).toEqual([0, 0]);
   });
 });
 

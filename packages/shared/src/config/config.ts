@@ -48,13 +48,18 @@ export const configSchema = z.object({
    */
   HOST: z.string().trim().min(1).optional(),
   PORT: port.default(8080),
-  PAYMENTS_PORT: port.default(8081),
-  MERCHANTS_PORT: port.default(8082),
+  /** The services run alone; 8081 is the demo shop's (`DEMO_PORT`, PORT + 1), so none of the defaults clash. */
+  PAYMENTS_PORT: port.default(8082),
+  MERCHANTS_PORT: port.default(8083),
   /**
-   * A settlement process's `/metrics` and `/healthz` (it has no other HTTP port); 0 is off. 9464 is the usual
-   * Prometheus exporter port. The HTTP services serve `/metrics` on their own port and ignore this.
+   * A settlement or webhooks process's `/metrics` and `/healthz` (they have no other HTTP port), each role on its
+   * own default so both run side by side on one host; 0 is off. 9464 is the usual Prometheus exporter port. The
+   * HTTP services serve `/metrics` and `/healthz` on their own port and ignore these.
    */
-  METRICS_PORT: port.default(9464),
+  SETTLEMENT_METRICS_PORT: port.default(9464),
+  WEBHOOKS_METRICS_PORT: port.default(9465),
+  /** Overrides the role's metrics port for this one process (several settlement processes on one host, say). */
+  METRICS_PORT: port.optional(),
   /** HTTP server limits (docs/decisions.md, Server limits). Headers must arrive within this, else 408 (slowloris). */
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(10_000),
   /** The whole request, headers and body, must arrive within this, else 408. At least HTTP_HEADERS_TIMEOUT_MS. */
@@ -225,6 +230,25 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     warnings,
   };
 }
+
+/** The processes whose only HTTP server is the one for `/metrics` and `/healthz`. */
+export type WorkerRole = 'settlement' | 'webhooks';
+
+/** Where a settlement or webhooks process serves `/metrics` and `/healthz`: METRICS_PORT, else its role's port. */
+export const workerMetricsPort = (config: Config, role: WorkerRole): number =>
+  config.METRICS_PORT ?? (role === 'settlement' ? config.SETTLEMENT_METRICS_PORT : config.WEBHOOKS_METRICS_PORT);
+
+/**
+ * The port of each process role run apart (`npm run start:apart`, README), each serving its `/healthz` and `/metrics`
+ * there; distinct by default, and from the demo shop's (`DEMO_PORT`).
+ */
+export const rolePorts = (config: Config) => ({
+  gateway: config.PORT,
+  payments: config.PAYMENTS_PORT,
+  merchants: config.MERCHANTS_PORT,
+  settlement: workerMetricsPort(config, 'settlement'),
+  webhooks: workerMetricsPort(config, 'webhooks'),
+});
 
 /** Convenience for tests: a config with overrides, no warnings printed. */
 export function testConfig(overrides: Record<string, string> = {}): Config {

@@ -1,0 +1,26 @@
+import type { EventType } from './outbox';
+
+/**
+ * When each event type is written, one line each: README's events table is generated from this
+ * (`npm run docs:events`), and typed by `EventType`, so a new type does not compile until it is described here.
+ */
+export const eventCatalogue: Record<EventType, string> = {
+  'payment.created':
+    'a card or ACH payment is approved or accepted; a refund, void, split refund, second split or capture record is made',
+  'payment.authorized': 'a card payment with `capture: false` is authorized',
+  'payment.captured': 'an authorization is captured (on the authorization; `previousStatus` `authorized`)',
+  'payment.completed': 'a pending record settles',
+  'payment.failed':
+    'a payment is declined, AVS-refused or ACH-refused at creation; an ACH debit is returned at settlement',
+  'payment.voided':
+    'a payment is voided (on the payment, not the void record), an authorization is cancelled, or one lapses uncaptured',
+  'payment.refunded': 'the payment, once refunds and split refunds reach its gross (wholly refunded)',
+  'payment.partially_refunded': 'the payment, after a refund or split refund that leaves it partly refundable',
+  'merchant.created': 'a merchant is onboarded',
+  'merchant.updated': "a merchant's bank info, AVS mode, payout schedule or features changed",
+  'merchant.status_changed': "the operator changed a merchant's status",
+  'payout.created': 'a payout is made (automatic or `POST /payouts`)',
+  'payout.paid': "a payout's deposit reached the bank",
+  'payout.failed': 'the bank returned a payout',
+  'webhook.test': '`POST /webhooks/{id}/test` (sent to that endpoint only)',
+};
