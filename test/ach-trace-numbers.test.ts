@@ -113,8 +113,11 @@ describe('NACHA trace numbers over two days of files', () => {
       select id, ach_file_id, trace_number from payments where account_id = ${creds.accountId}
         and payment_type = 'ACH' order by created_at, id`;
     expect(debits).toHaveLength(6);
-    for (const debit of debits.filter((row) => row.ach_file_id !== null)) {
-      expect(byFile.get(debit.ach_file_id!)).toContain(debit.trace_number);
+    for (const debit of debits) {
+      if (debit.ach_file_id !== null) expect(byFile.get(debit.ach_file_id)).toContain(debit.trace_number);
+      // The API shows the trace number of its entry, null for a debit never filed.
+      const res = await stack.call('GET', `/payments/${debit.id}`, { as: creds });
+      expect(res.body.data.attributes.traceNumber).toBe(debit.trace_number);
     }
     // The returned debits (5501 cents) never reached a file: no trace number.
     expect(debits.filter((row) => row.ach_file_id === null)).toHaveLength(2);

@@ -928,6 +928,8 @@ export interface components {
                 };
                 /** @enum {string} */
                 StandardEntryClassCode?: "WEB" | "PPD" | "CCD" | "TEL";
+                /** @description ACH: its entry's trace number in the NACHA file (unique across files, what a bank return names); null until the record is filed, and for a debit returned before it was */
+                traceNumber?: string | null;
                 splits?: {
                     merchantId: string;
                     /**

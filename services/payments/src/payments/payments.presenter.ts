@@ -70,11 +70,18 @@ const refunds = (children: PaymentChild[]) =>
       createdAt: child.createdAt.toISOString(),
     }));
 
-/** ACH: the masked bank account, and the SEC code beside it (never the full numbers). */
+/**
+ * ACH: the masked bank account, the SEC code beside it (never the full numbers), and its entry's trace number once
+ * filed.
+ */
 function bankOf(payment: Payment) {
   if (!payment.bank) return {};
   const { standardEntryClassCode, ...bank } = payment.bank;
-  return { bank, ...(standardEntryClassCode ? { StandardEntryClassCode: standardEntryClassCode } : {}) };
+  return {
+    bank,
+    ...(standardEntryClassCode ? { StandardEntryClassCode: standardEntryClassCode } : {}),
+    traceNumber: payment.traceNumber,
+  };
 }
 
 /** The attributes every view of a payment starts with (full resource and list item). */
