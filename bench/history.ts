@@ -96,8 +96,11 @@ try {
   );
   for (const size of SIZES) {
     const started = performance.now();
+    let reported = seeder.seeded;
     const times = await seeder.growTo(size, (seeded) => {
-      if (seeded % 100_000 === 0) console.log(`  ${seeded.toLocaleString('en-US')} payments recorded`);
+      if (seeded - reported < 100_000) return;
+      reported = seeded;
+      console.log(`  ${seeded.toLocaleString('en-US')} payments recorded`);
     });
     seeding.push({ size, ...times });
     console.log(
