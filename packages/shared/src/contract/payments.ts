@@ -61,11 +61,15 @@ export const paymentAttributesResponseSchema = z.object({
     .optional()
     .openapi({ description: 'ACH: the debited account, masked' }),
   StandardEntryClassCode: z.enum(['WEB', 'PPD', 'CCD', 'TEL']).optional(),
-  traceNumber: z.string().nullable().optional().openapi({
-    description:
-      "ACH: its entry's trace number in the NACHA file (unique across files, what a bank return names); null until " +
-      'the record is filed, and for a debit returned before it was',
-  }),
+  traceNumber: z
+    .string()
+    .nullable()
+    .optional()
+    .openapi({
+      description:
+        "ACH: its entry's trace number in the NACHA file (unique across files, what a bank return names); null until " +
+        'the record is filed, and for a debit returned before it was',
+    }),
   splits: z
     .array(
       z.object({
