@@ -5,7 +5,8 @@ import { eventCatalogue, eventTypes } from '@pps/shared/events';
 /**
  * `npm run docs:events`: writes README's events table from the event catalogue
  * (`packages/shared/src/events/catalogue.ts`), between `<!-- events:start -->` and `<!-- events:end -->`;
- * `--check` writes nothing and exits 1 when README's table differs (test/readme-events.test.ts fails then too).
+ * `--check` writes nothing and exits 1 when README's table differs (test/platform/readme-events.unit.test.ts fails
+ * then too).
  */
 export const README_FILE = fileURLToPath(new URL('../README.md', import.meta.url));
 const START = '<!-- events:start -->\n';

@@ -4,8 +4,8 @@ import { allRoutes } from '@pps/shared/contract';
 import { createConfig, lintFromString, type NormalizedProblem } from '@redocly/openapi-core';
 
 /**
- * Redocly's `recommended` ruleset over an OpenAPI document (test/openapi-lint.test.ts lints the one the gateway
- * serves). Warnings count as problems too.
+ * Redocly's `recommended` ruleset over an OpenAPI document (test/platform/openapi-lint.test.ts lints the one the
+ * gateway serves). Warnings count as problems too.
  */
 export async function lintOpenApi(document: object): Promise<NormalizedProblem[]> {
   const config = await createConfig({ extends: ['recommended'] });

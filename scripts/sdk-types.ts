@@ -10,7 +10,7 @@ export const SCHEMA_FILE = fileURLToPath(new URL('../packages/sdk/src/schema.ts'
 /**
  * The SDK's types from the OpenAPI document `/openapi.json` serves (the contract's routes through the gateway's
  * builder): every path, parameter, body and answer, with nothing written by hand. The server URL is not part of the
- * types. test/sdk-types.test.ts fails when the committed file differs from what this makes.
+ * types. test/sdk/types.slow.test.ts fails when the committed file differs from what this makes.
  */
 export async function generateSchema(): Promise<string> {
   const document = buildOpenApiDocument(allRoutes, 'https://pps.invalid');

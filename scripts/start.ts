@@ -108,7 +108,7 @@ async function printDemoAccount() {
     input: { name: 'Demo Platform' },
   });
   // Printed once, on purpose, to the terminal: it is the only time this key is ever shown. The export line is what
-  // README's worked example starts from (test/readme.test.ts pastes it as a reader would).
+  // README's worked example starts from (test/platform/readme.slow.test.ts pastes it as a reader would).
   process.stdout.write(
     `\nDemo account created (shown once):\n  API key: ${demo.apiKey}\n  App id:  ${demo.appId}\n` +
       `Paste this line into the shell you run README's worked example in:\n` +

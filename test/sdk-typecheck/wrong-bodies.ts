@@ -1,7 +1,7 @@
 import { createClient } from '@pps/sdk';
 
 /**
- * Type-checked by test/sdk-types.test.ts (and by `npm run typecheck`): every `@ts-expect-error` below must meet an
+ * Type-checked by test/sdk/types.slow.test.ts (and by `npm run typecheck`): every `@ts-expect-error` below must meet an
  * error, so a wrong path or body that the SDK's types let through fails the check. Never run.
  */
 export async function wrongBodies() {

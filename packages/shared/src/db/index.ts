@@ -7,7 +7,7 @@
  * How a statement is written (docs/design.md, Queries):
  * - drizzle's query builder by default;
  * - written out and prepared (`send`, `sendTogether`) only on the hot paths `npm run bench` measures (`POST
- *   /payments`, `GET /payments/{id}`, `POST /auth/token`; test/round-trips.test.ts counts the first two's
+ *   /payments`, `GET /payments/{id}`, `POST /auth/token`; test/payments/round-trips.test.ts counts the first two's
  *   statements) and `npm run bench:webhooks` measures (the relay's fan-out, a delivery's batched load and record),
  *   where drizzle building each statement's text on every call showed in the profile; a repository reads such a
  *   record by id that way everywhere, and its lock is the same statement `FOR UPDATE`;

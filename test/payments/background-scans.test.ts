@@ -1,0 +1,211 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { paymentOutcomesPart } from '../../services/payments/src/payment-model/payments.repository';
+import {
+  accountClock,
+  accountsAhead,
+  dueRecords,
+} from '../../services/settlement/src/settlement/settlement.repository';
+import { claimUnrelayed, staleDeliveries } from '../../services/webhooks/src/relay/relay';
+import { createMerchant } from '../fixtures/merchants';
+import { createCardToken, createPayment, tokenv3Body } from '../fixtures/payments';
+import { copyRow, pagesRead, rowsRead, statementOf } from '../fixtures/scans';
+import { type Credentials, createTestStack, type TestStack } from '../harness';
+
+/**
+ * The background rounds (the outbox relay, the settlement pass, the stale-delivery sweep) read the few rows they
+ * take, not the tables they take them from: each claim runs under EXPLAIN ANALYZE beside thousands of rows it must
+ * not touch, and the rows its plan read from that table are counted. So does a payment's outcome, whose update of
+ * its records once found them through a partial index. A plan that scans a table whole shows as a count in CI,
+ * never as a time (docs/decisions.md, "Performance: scans that grew with the tables").
+ */
+
+/** Rows that were done with long ago, beside the few each claim should find. */
+const BYSTANDERS = 4000;
+
+let stack: TestStack;
+let creds: Credentials;
+
+beforeAll(async () => {
+  stack = await createTestStack();
+  creds = await stack.createAccount('Background scans');
+});
+afterAll(() => stack?.close());
+
+/** How many rows the query's plan read from `table`, and how many it found. */
+const rowsReadBy = (query: Parameters<typeof statementOf>[0], table: string) =>
+  rowsRead(stack.sql, statementOf(query), table);
+
+describe('what a background round reads', () => {
+  it('the outbox relay reads the queued events, even with the queue analysed at a burst', async () => {
+    // A burst: thousands of events queued, analysed there, then relayed. The statistics still say the queue is
+    // large, as they do in production after any burst until autovacuum analyses it again.
+    await stack.sql`
+      insert into events (id, account_id, type, resource_type, resource_id, sequence, payload)
+      select 'evt_burst' || lpad(i::text, 6, '0'), ${creds.accountId}, 'payment.created', 'payment',
+        'pay_burst' || i, 1, '{}'::jsonb
+      from generate_series(1, ${BYSTANDERS}) i`;
+    await stack.sql`insert into unrelayed_events (event_id) select id from events where id like 'evt_burst%'`;
+    await stack.sql`analyze events`;
+    await stack.sql`analyze unrelayed_events`;
+    await stack.sql`delete from unrelayed_events`;
+    // Three new events queued; their ids sort after every other, as new ids do.
+    await stack.sql`
+      insert into events (id, account_id, type, resource_type, resource_id, sequence, payload)
+      select 'evt_new' || i, ${creds.accountId}, 'payment.created', 'payment', 'pay_new' || i, 1, '{}'::jsonb
+      from generate_series(1, 3) i`;
+    await stack.sql`insert into unrelayed_events (event_id) select id from events where id like 'evt_new%'`;
+
+    expect(await rowsRead(stack.sql, claimUnrelayed(500), 'events')).toEqual({ read: 3, found: 3 });
+  });
+
+  describe('the settlement pass', () => {
+    /** Runs a claim of the pass as it would: every account by the real clock, or one account by its own. */
+    const claim = async (input: { limit: number; accountId?: string }) => {
+      const now = new Date();
+      const clock = input.accountId ? await accountClock(stack.db, input.accountId, now) : now;
+      return rowsReadBy(dueRecords(stack.db, { clock: clock!, ...input }), 'payments');
+    };
+    let template: string;
+    /**
+     * Copies of a real record: settled at `settledAt` (completed) or not yet, in another account with `accountId`,
+     * with another `status` when given.
+     */
+    const copy = (
+      prefix: string,
+      count: number,
+      settleAt: Date,
+      settledAt: Date | null,
+      accountId?: string,
+      status?: string,
+    ) =>
+      copyRow(
+        stack.sql,
+        { table: 'payments', id: template },
+        {
+          prefix,
+          count,
+          set: {
+            request_id: null,
+            settle_at: settleAt,
+            settled_at: settledAt,
+            ...(settledAt ? { status: 'completed' } : {}),
+            ...(accountId ? { account_id: accountId } : {}),
+            ...(status ? { status } : {}),
+          },
+        },
+      );
+    const DAY = 86_400_000;
+    const fromNow = (ms: number) => new Date(Date.now() + ms);
+
+    beforeAll(async () => {
+      const [merchantId, tokenId] = await Promise.all([createMerchant(stack, creds), createCardToken(stack, creds)]);
+      template = (await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }))).body.data.id;
+      // As a table looks in production: mostly history settled long ago, the records of the last days waiting
+      // (the template itself settles in two business days, these in a week), and three that fell due an hour ago.
+      await copy('pay_history', 2 * BYSTANDERS, fromNow(-30 * DAY), fromNow(-30 * DAY));
+      await copy('pay_later', BYSTANDERS, fromNow(7 * DAY), null);
+      await copy('pay_due', 3, fromNow(-3_600_000), null);
+      // Due long ago and never to settle: voided payments and returned ACH debits keep their settle_at.
+      await copy('pay_voided', BYSTANDERS, fromNow(-30 * DAY), null, undefined, 'voided');
+      await copy('pay_returned', BYSTANDERS, fromNow(-30 * DAY), null, undefined, 'failed');
+      await stack.sql`analyze payments`;
+    });
+
+    it('reads the due records, not every unsettled one, nor the voided and returned ones that never settle', async () => {
+      expect(await claim({ limit: 500 })).toEqual({ read: 3, found: 3 });
+      expect(await claim({ limit: 500, accountId: creds.accountId })).toEqual({ read: 3, found: 3 });
+    });
+
+    it("an account whose sandbox clock is ahead reads its own due records, not everyone's up to its clock", async () => {
+      const ahead = await stack.createAccount('Clock ahead');
+      await stack.sql`update accounts set clock_offset_seconds = ${10 * 86_400} where id = ${ahead.accountId}`;
+      // Its history settled long ago, and two records due by its clock, not by the real one.
+      await copy('pay_ahead_history', BYSTANDERS, fromNow(-30 * DAY), fromNow(-30 * DAY), ahead.accountId);
+      await copy('pay_ahead', 2, fromNow(5 * DAY), null, ahead.accountId);
+      await stack.sql`analyze payments`;
+
+      expect(await accountsAhead(stack.db)).toEqual([ahead.accountId]);
+      expect(await claim({ limit: 500, accountId: ahead.accountId })).toEqual({ read: 2, found: 2 });
+      // By the real clock, which no account's is behind: still only the three due everywhere.
+      expect(await claim({ limit: 500 })).toEqual({ read: 3, found: 3 });
+    });
+
+    it('reads one batch when a whole day falls due at the same midnight', async () => {
+      // Every record of a processing day settles at the same Pacific midnight: the due rows tie on settle_at, and
+      // the batch's order (settle_at, id) must come from the index, not from sorting the day.
+      await stack.sql`update payments set settle_at = now() - interval '1 hour' where id like 'pay_later%'`;
+      await stack.sql`analyze payments`;
+      expect(await claim({ limit: 100 })).toEqual({ read: 100, found: 100 });
+    });
+  });
+
+  it("a payment's outcome reads its own records, not the entries every recorded one left in the processing index", async () => {
+    const [merchantId, tokenId] = await Promise.all([createMerchant(stack, creds), createCardToken(stack, creds)]);
+    const template = (await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId }))).body.data.id;
+    const copy = (prefix: string, count: number) =>
+      copyRow(
+        stack.sql,
+        { table: 'payments', id: template },
+        {
+          prefix,
+          count,
+          set: { request_id: null, settle_at: null, status: 'processing', processing_since: new Date() },
+        },
+      );
+    // Records in flight, then recorded as phase 3 records them: their entries in the processing index stay, dead,
+    // until the table is vacuumed (autovacuum's threshold is a fifth of the table).
+    await copy('pay_recorded', BYSTANDERS);
+    await stack.sql`update payments set status = 'pending', processing_since = null where id like 'pay_recorded%'`;
+    await copy('pay_in_flight', 1);
+    await stack.sql`analyze payments`;
+    const statement = paymentOutcomesPart([
+      {
+        id: 'pay_in_flight1',
+        outcome: {
+          status: 'pending',
+          code: '00',
+          message: 'Approved',
+          authCode: 'A00001',
+          avsResult: null,
+          card: null,
+          settleAt: null,
+          authorizationExpiresAt: null,
+          failedAt: null,
+          updatedAt: new Date(),
+        },
+      },
+    ]);
+    // As the statement runs in the service: prepared, on its generic plan (chosen once per connection). Its record
+    // is one index descent and one heap page; through the processing index it was every dead version's page too.
+    const pages = await stack.sql.begin(async (tx) => {
+      await tx`set local plan_cache_mode = force_generic_plan`;
+      return pagesRead(tx, statement, 'payments');
+    });
+    expect(pages).toBeLessThanOrEqual(4);
+    const [recorded] = await stack.sql`select status, processing_since from payments where id = 'pay_in_flight1'`;
+    expect(recorded).toEqual({ status: 'pending', processing_since: null });
+  });
+
+  it('the stale sweep reads the deliveries in flight, not every delivery ever made nor those leased', async () => {
+    const [endpoint] = await stack.sql`
+      insert into webhook_endpoints (id, account_id, url, events, secret_enc, created_at, updated_at)
+      values ('whk_scans', ${creds.accountId}, 'https://receiver.example.com/hooks', '["*"]', 'unused', now(), now())
+      returning id`;
+    const delivery = (prefix: string, count: number, status: string, leasedUntil: string | null = null) => stack.sql`
+      insert into webhook_deliveries (id, account_id, endpoint_id, event_id, status, enqueued_at, leased_until,
+        created_at, updated_at)
+      select ${prefix} || i, ${creds.accountId}, ${endpoint!.id}, ${prefix} || i, ${status},
+        now() - interval '1 day', ${leasedUntil}::timestamptz, now() - interval '1 day', now() - interval '1 day'
+      from generate_series(1, ${count}) i`;
+    await delivery('dlv_done', BYSTANDERS, 'succeeded');
+    // First attempts in flight in a relay's process: pending, marked enqueued (no job is wanted), leased.
+    await delivery('dlv_leased', BYSTANDERS, 'pending', new Date(Date.now() + 60_000).toISOString());
+    await delivery('dlv_stuck', 1, 'pending');
+    await stack.sql`analyze webhook_deliveries`;
+
+    expect(await rowsReadBy(staleDeliveries(stack.db, new Date(), 500), 'webhook_deliveries')).toEqual({
+      read: 1,
+      found: 1,
+    });
+  });
+});
