@@ -1,14 +1,14 @@
 import { createServiceApp, type ServiceDeps } from '@pps/shared/http';
+import { registerEventRoutes, registerWebhookRoutes } from '@pps/webhooks';
 import { registerCheckoutRoutes } from './checkout/checkout.routes';
 import { registerCustomerRoutes } from './customers/customers.routes';
-import { registerEventRoutes } from './events/events.routes';
+import { paymentEngines } from './engines';
 import { registerPaymentRoutes } from './payments/payments.routes';
 import { registerPayoutRoutes } from './payouts/payouts.routes';
 import type { Processor } from './processor/processor';
 import { registerReportRoutes } from './reports/reports.routes';
 import { SandboxProcessor } from './sandbox/sandbox-processor';
 import { registerTokenRoutes } from './tokens/tokens.routes';
-import { registerWebhookRoutes } from './webhooks/webhooks.routes';
 
 /**
  * The payments service: `/payments*`, `/payouts*`, `/reports*`, `/tokens*`, `/checkout*`, `/customers*`, `/webhooks*`,
@@ -19,10 +19,8 @@ export function createPaymentsApp(deps: ServiceDeps & { processor?: Processor })
   registerTokenRoutes(app, deps);
   registerCheckoutRoutes(app, deps);
   registerCustomerRoutes(app, deps);
-  registerPaymentRoutes(app, {
-    ...deps,
-    processor: deps.processor ?? new SandboxProcessor({ latencyMs: deps.config.SANDBOX_LATENCY_MS }),
-  });
+  const processor = deps.processor ?? new SandboxProcessor({ latencyMs: deps.config.SANDBOX_LATENCY_MS });
+  registerPaymentRoutes(app, deps, paymentEngines({ ...deps, processor }));
   registerPayoutRoutes(app, deps);
   registerReportRoutes(app, deps);
   registerWebhookRoutes(app, deps);

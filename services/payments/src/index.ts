@@ -1,9 +1,11 @@
 // What other services use of the payments service (import from `@pps/payments`); the HTTP app is `@pps/payments/app`.
 
 export { deleteExpiredIdempotencyKeys } from './idempotency/idempotency.repository';
-export { paymentResource } from './payments/payments.presenter';
-export { findChildren, type Payment, type PaymentChild } from './payments/payments.repository';
-export { type RecoveryDeps, recoverPayments } from './payments/recover-payments';
+export { type RecoveryDeps, recoverPayments } from './new-payments/recover-payments';
+export { lapseAuthorizations, settlePayments, transitionPayment } from './payment-model/payment-transition';
+export { paymentResource } from './payment-model/payments.presenter';
+export { findChildren, type Payment, type PaymentChild } from './payment-model/payments.repository';
+export { runPayouts } from './payout-run/payout-run';
 export { listPayouts } from './payouts/payouts.usecases';
 export type {
   AchDebitRequest,

@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/api-error';
 
 export type Transition<S extends string, E extends string> = { from: S; to: S; event: E };
 

@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors/api-error';
 import { stateMachine, type Transition } from './machine';
 
 export const paymentStatuses = [

@@ -1,7 +1,7 @@
-import type { PayoutStatus } from '../db/schema/payouts';
 import { stateMachine, type Transition } from './machine';
 
-export { type PayoutStatus, payoutStatuses } from '../db/schema/payouts';
+export const payoutStatuses = ['pending', 'paid', 'failed'] as const;
+export type PayoutStatus = (typeof payoutStatuses)[number];
 
 export type PayoutEvent = 'deposit' | 'return';
 export type PayoutTransition = Transition<PayoutStatus, PayoutEvent>;

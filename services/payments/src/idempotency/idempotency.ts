@@ -1,9 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { IDEMPOTENCY_KEY_HEADER } from '@pps/shared/contract';
 import {
-  type Admission,
   type DbOrTx,
-  isDatabaseUnavailable,
   isTransaction,
   type Part,
   pipelinedTransaction,
@@ -13,7 +10,7 @@ import {
 } from '@pps/shared/db';
 import { ApiError } from '@pps/shared/http';
 import { requestHash } from './canonical';
-import type { ClaimResult, KeyClaim } from './claims';
+import type { KeyClaim } from './claims';
 import {
   answersPart,
   claimIdempotencyKey,
@@ -97,7 +94,8 @@ export function idempotencyKeyOf(input: { requestId?: string; header?: string })
   return header !== undefined ? { value: header, from: 'header' } : undefined;
 }
 
-type Options<R> = {
+/** What `runIdempotent` runs, and with what key; `runInPhases` takes the same, less the operation. */
+export type IdempotentRun<R> = {
   db: DbOrTx;
   accountId: string;
   /**
@@ -124,7 +122,7 @@ type Options<R> = {
  * recorded before commit, so N concurrent duplicates make one record and the others replay it. A thrown error
  * rolls the claim back: failures that made nothing are never stored.
  */
-export async function runIdempotent<R = never>(options: Options<R>): Promise<IdempotentResponse> {
+export async function runIdempotent<R = never>(options: IdempotentRun<R>): Promise<IdempotentResponse> {
   const { operation, prefetch, key: given } = options;
   return inTransaction<IdempotentResponse>(options.db, async (tx) => {
     if (!given) {
@@ -149,72 +147,10 @@ export async function runIdempotent<R = never>(options: Options<R>): Promise<Ide
   });
 }
 
-/**
- * A new payment in three phases (docs/design.md, Idempotency and concurrency): what `runInPhases` needs of it once
- * it is checked and priced.
- */
-export type Phased<A> = {
-  paymentId: string;
-  /**
-   * Phase 1, committed (group-committed with concurrent payments' claims): the key claimed, naming the payment (so
-   * recovery finds its way back), and the record inserted `processing`; or the key's holder.
-   */
-  claim: (key: KeyClaim | undefined) => Promise<ClaimResult>;
-  /** Phase 2: the processor, called with no transaction open and no connection held. */
-  call: () => Promise<A>;
-  /**
-   * Phase 3, committed (group-committed with concurrent payments' outcomes): the outcome's answer, stored on the
-   * key with it, or undefined when the record is no longer `processing` (recovery resolved it meanwhile; its answer
-   * is the key's).
-   */
-  record: (answer: A) => Promise<StoredResponse | undefined>;
-};
-
-/**
- * A new card or ACH payment, idempotently when a key is given, in three phases so no transaction and no pooled
- * connection waits on the processor. `begin` reads and checks the request and prices it (no transaction: reads
- * only). Then (1) one commit claims the key and inserts the record `processing` (a replay meanwhile is a 409
- * `idempotency_key_in_use`); (2) `call`, outside any transaction; (3) one commit records the outcome, conditional
- * on the record still being `processing`, with the answer stored on the key. Phases 1 and 3 are group-committed
- * with other payments' (`Phased.claim`, `Phased.record`). A refusal by `begin` stores nothing; an error in phase 2
- * or 3 leaves the record to recovery.
- */
-export async function runInPhases<A>(
-  options: Omit<Options<never>, 'operation' | 'prefetch'> & {
-    begin: () => Promise<Phased<A>>;
-    /** The turn phase 1 waits for (`PAYMENT_ADMISSION_LIMIT`); none: at once. */
-    admission?: Admission;
-  },
-): Promise<IdempotentResponse> {
-  const admitted = options.admission
-    ? await options.admission.run(() => checkAndClaim(options))
-    : await checkAndClaim(options);
-  if ('replay' in admitted) return { ...admitted.replay, replayed: true };
-  const { phased, claim } = admitted;
-  const answer = await phased.call();
-  // The answer in hand is recorded, not left to recovery, when the database was away for a moment (restarting,
-  // failing over): phase 3 again, conditional on `processing`, finds the stored answer if the lost commit went through.
-  const giveUpAt = Date.now() + PHASE_RETRY_MS;
-  for (;;) {
-    try {
-      const recorded = await phased.record(answer);
-      if (recorded) return { ...recorded, replayed: false };
-      const held = claim && (await findIdempotencyKey(options.db, claim));
-      if (held?.responseStatus == null || !held.responseBody) {
-        throw new Error(`payment ${phased.paymentId} was resolved without this request, and has no stored answer`);
-      }
-      return { status: held.responseStatus, body: held.responseBody, replayed: false };
-    } catch (error) {
-      if (!isDatabaseUnavailable(error) || Date.now() >= giveUpAt) throw error;
-      await sleep(PHASE_RETRY_PAUSE_MS);
-    }
-  }
-}
-
 /** The claim of the key the request gave: the key as stored (lower case) and the request's fingerprint. */
 export function keyClaimOf(
   given: GivenKey,
-  options: Pick<Options<never>, 'accountId' | 'data' | 'ttlDays' | 'now'>,
+  options: Pick<IdempotentRun<never>, 'accountId' | 'data' | 'ttlDays' | 'now'>,
 ): KeyClaim {
   return {
     accountId: options.accountId,
@@ -224,66 +160,6 @@ export function keyClaimOf(
     ttlDays: options.ttlDays,
   };
 }
-
-/**
- * The checks (`begin`) and phase 1: the payment claimed and recorded `processing`, or the answer a held key replays.
- */
-async function checkAndClaim<A>(
-  options: Pick<Options<never>, 'db' | 'accountId' | 'data' | 'key' | 'ttlDays' | 'now'> & {
-    begin: () => Promise<Phased<A>>;
-  },
-): Promise<{ replay: StoredResponse } | { phased: Phased<A>; claim: KeyClaim | undefined }> {
-  const { key: given } = options;
-  const claim = given && keyClaimOf(given, options);
-  let phased: Phased<A>;
-  try {
-    phased = await options.begin();
-  } catch (error) {
-    // A replay gets its first answer whatever its checks say now (a merchant closed since, a token deleted since).
-    const held = claim && given && error instanceof ApiError ? await findIdempotencyKey(options.db, claim) : undefined;
-    if (!claim || !given || !held || held.createdAt < idempotencyCutoff(options.now, options.ttlDays)) throw error;
-    return { replay: replayOf(held, claim.requestHash, given) };
-  }
-  const claimed = await claimAndInsert(phased, claim);
-  if (claimed.claimed) return { phased, claim };
-  if (!claim || !given) throw new Error(`payment ${phased.paymentId}: no key, yet not claimed`);
-  return { replay: replayOf(claimed.held, claim.requestHash, given) };
-}
-
-/**
- * Phase 1, submitted again when the key's holder had expired (removed by that try) or went while it was read; and,
- * for up to 2 s, when the database went away under it (a restart, a failover), since the key tells whether the lost
- * commit went through: held for this very payment, it did. Without a key nothing can tell, so the error stands (a
- * record its lost commit left is failed by recovery: the processor was never called).
- */
-async function claimAndInsert<A>(
-  phased: Phased<A>,
-  claim: KeyClaim | undefined,
-): Promise<Exclude<ClaimResult, { retry: true }>> {
-  const giveUpAt = Date.now() + PHASE_RETRY_MS;
-  let freed = 0;
-  for (;;) {
-    let result: ClaimResult;
-    try {
-      result = await phased.claim(claim);
-    } catch (error) {
-      if (!claim || !isDatabaseUnavailable(error) || Date.now() >= giveUpAt) throw error;
-      await sleep(PHASE_RETRY_PAUSE_MS);
-      continue;
-    }
-    if ('retry' in result) {
-      freed += 1;
-      if (freed === 3) throw new Error(`idempotency key ${claim?.requestId} neither claimable nor held`);
-      continue;
-    }
-    if (!result.claimed && result.held.paymentId === phased.paymentId) return { claimed: true };
-    return result;
-  }
-}
-
-/** How long phases 1 and 3 are tried again after the database went away, and the pause between tries. */
-const PHASE_RETRY_MS = 2000;
-const PHASE_RETRY_PAUSE_MS = 200;
 
 /** A pipelined transaction of its own, or the caller's transaction (its writes awaited here). */
 async function inTransaction<T>(
@@ -304,7 +180,7 @@ async function inTransaction<T>(
  */
 async function claimOrReplay(
   tx: Tx,
-  options: Pick<Options<unknown>, 'now' | 'ttlDays'>,
+  options: Pick<IdempotentRun<unknown>, 'now' | 'ttlDays'>,
   key: IdempotencyKeyRef,
   hash: string,
   given: GivenKey,

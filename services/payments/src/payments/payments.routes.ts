@@ -6,50 +6,24 @@ import {
   listPaymentsRoute,
   paymentStatesRoute,
 } from '@pps/shared/contract';
-import { Admission } from '@pps/shared/db';
 import { absoluteUrl, list, type ServiceApp, type ServiceDeps } from '@pps/shared/http';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { claimsCommitter } from '../idempotency/claims';
-import type { Processor } from '../processor/processor';
-import { operationsCommitter } from '../refunds/operations';
-import { createTokenCipher } from '../tokens/tokens.repository';
-import { chargeReader } from './charge-card.usecase';
-import { paymentDocument } from './payments.presenter';
-import { paymentsInsertPart } from './payments.repository';
-import { createPayment, getPayment, getPaymentStatus, listPayments, paymentStates } from './payments.usecases';
-import { outcomeRecorder } from './record-payment';
+import { paymentDocument } from '../payment-model/payments.presenter';
+import {
+  createPayment,
+  getPayment,
+  getPaymentStatus,
+  listPayments,
+  type PaymentDeps,
+  paymentStates,
+} from './payments.usecases';
 
 const outcomeOf = (status: number) => (status === 201 ? 'approved' : status === 402 ? 'declined' : 'refused');
 
-export function registerPaymentRoutes(app: ServiceApp, deps: ServiceDeps & { processor: Processor }) {
+/** `/payments*`: a new payment or an operation on one (`createPayment`, run by `engines`), and the reads. */
+export function registerPaymentRoutes(app: ServiceApp, deps: ServiceDeps, engines: PaymentDeps) {
   const { config } = deps;
   const base = config.PUBLIC_BASE_URL;
-  // A new payment's two commits are group-committed with concurrent payments' (docs/design.md, The payment write path).
-  const groupCommit = {
-    maxBatch: config.GROUP_COMMIT_MAX_BATCH,
-    maxWaitMs: config.GROUP_COMMIT_WAIT_MS,
-    maxInFlight: config.GROUP_COMMIT_MAX_IN_FLIGHT,
-  };
-  const cipher = createTokenCipher(config);
-  const paymentDeps = {
-    processor: deps.processor,
-    cipher,
-    admission: new Admission(config.PAYMENT_ADMISSION_LIMIT),
-    reads: chargeReader(deps.db, cipher, groupCommit),
-    claims: claimsCommitter(deps.db, paymentsInsertPart, {
-      ...groupCommit,
-      onBatch: (size) => deps.metrics?.groupCommitBatch.observe({ phase: 'claim' }, size),
-    }),
-    outcomes: outcomeRecorder(deps, {
-      ...groupCommit,
-      onBatch: (size) => deps.metrics?.groupCommitBatch.observe({ phase: 'outcome' }, size),
-    }),
-    // Captures, refunds, split refunds and second splits: one transaction for concurrent requests' operations.
-    operations: operationsCommitter(deps.db, {
-      ...groupCommit,
-      onBatch: (size) => deps.metrics?.groupCommitBatch.observe({ phase: 'operation' }, size),
-    }),
-  };
   const createRoute = createPaymentRouteFor({ min: config.MIN_AMOUNT_CENTS, max: config.MAX_AMOUNT_CENTS });
 
   app.openapi(createRoute, async (c) => {
@@ -59,7 +33,7 @@ export function registerPaymentRoutes(app: ServiceApp, deps: ServiceDeps & { pro
       input,
       idempotencyKey: c.req.valid('header')[IDEMPOTENCY_KEY_HEADER],
       raw: ((await c.req.json()) as { data?: unknown }).data,
-      deps: paymentDeps,
+      deps: engines,
     });
     if (result.replayed) c.header('Idempotent-Replayed', 'true');
     else deps.metrics?.payments.inc({ type: input.attributes.paymentType, outcome: outcomeOf(result.status) });

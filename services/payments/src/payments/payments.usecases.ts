@@ -9,24 +9,18 @@ import {
 } from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
 import { finalPaymentStatuses, type PaymentStatus, paymentStatuses, paymentTransitions } from '@pps/shared/states';
-import { beginAchDebit } from '../ach/ach.usecase';
-import { capturePayment } from '../captures/capture.usecase';
-import {
-  type IdempotentResponse,
-  idempotencyKeyOf,
-  keyClaimOf,
-  type runIdempotent,
-  runInPhases,
-} from '../idempotency/idempotency';
-import type { ProcessorAnswer } from '../processor/processor';
-import type { ChildOutcome, LockedParent } from '../refunds/child-operation';
-import { type Operations, runOperation } from '../refunds/operations';
-import { refundPayment } from '../refunds/refund.usecase';
-import { refundSplit } from '../refunds/refund-split.usecase';
-import { secondSplit } from '../splits/second-split.usecase';
-import { beginCharge, type CardPaymentInput, type ChargeDeps } from './charge-card.usecase';
-import { paymentErrors } from './payments.errors';
-import { paymentResource, paymentStatusDocument, paymentSummary } from './payments.presenter';
+import { capturePayment } from '../child-operations/capture.usecases';
+import type { ChildOutcome, LockedParent } from '../child-operations/child-operation';
+import { type Operations, runOperation } from '../child-operations/operations';
+import { refundPayment } from '../child-operations/refund.usecases';
+import { refundSplit } from '../child-operations/refund-split.usecases';
+import { secondSplit } from '../child-operations/second-split.usecases';
+import { type IdempotentResponse, type IdempotentRun, idempotencyKeyOf, keyClaimOf } from '../idempotency/idempotency';
+import { beginAchDebit } from '../new-payments/ach-debit.usecases';
+import { beginCharge, type CardPaymentInput, type ChargeDeps } from '../new-payments/charge-card.usecases';
+import { runInPhases } from '../new-payments/run-in-phases';
+import { paymentErrors } from '../payment-model/payments.errors';
+import { paymentResource, paymentStatusDocument, paymentSummary } from '../payment-model/payments.presenter';
 import {
   findChildren,
   findMerchant,
@@ -34,13 +28,14 @@ import {
   listMerchantPayments,
   type Payment,
   paymentPlace,
-} from './payments.repository';
+} from '../payment-model/payments.repository';
+import type { ProcessorAnswer } from '../processor/processor';
 
 /** New payments' dependencies, and the group commit of operations on existing ones. */
 export type PaymentDeps = ChargeDeps & { operations: Operations };
 
 /** What every POST /payments run shares, whatever its operation. */
-type Common = Pick<Parameters<typeof runIdempotent>[0], 'db' | 'accountId' | 'data' | 'key' | 'ttlDays' | 'now'>;
+type Common = Pick<IdempotentRun<never>, 'db' | 'accountId' | 'data' | 'key' | 'ttlDays' | 'now'>;
 
 /**
  * The run of each `paymentType`: new card and ACH payments in phases (`runInPhases`: the processor is called with

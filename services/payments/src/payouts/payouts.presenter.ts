@@ -1,7 +1,7 @@
 import { absoluteUrl, single } from '@pps/shared/http';
 import { formatCents } from '@pps/shared/money';
-import { payoutResource } from '@pps/shared/payouts';
 import { csvText } from '../csv/csv';
+import { payoutResource } from '../payout-run/payout-resource';
 import type { BalanceTransaction, Payout } from './payouts.repository';
 
 export const payoutPath = (id: string) => `/payouts/${id}`;

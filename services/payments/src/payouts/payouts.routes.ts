@@ -7,9 +7,9 @@ import {
   payoutAmountBounds,
 } from '@pps/shared/contract';
 import { list, type ServiceApp, type ServiceDeps } from '@pps/shared/http';
-import { payoutResource } from '@pps/shared/payouts';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { csvResponse, wantsCsv } from '../csv/csv';
+import { payoutResource } from '../payout-run/payout-resource';
 import { payoutDocument, reconciliationCsv, reconciliationDocument } from './payouts.presenter';
 import { createPayout, getPayout, getPayoutReconciliation, listPayouts } from './payouts.usecases';
 

@@ -9,9 +9,9 @@ import {
   wallClockNow,
 } from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
-import { createPayouts } from '@pps/shared/payouts';
 import { type IdempotentResponse, idempotencyKeyOf, runIdempotent } from '../idempotency/idempotency';
-import { findMerchant } from '../payments/payments.repository';
+import { findMerchant } from '../payment-model/payments.repository';
+import { createPayouts } from '../payout-run/create-payouts';
 import { payoutErrors, pointers } from './payouts.errors';
 import { payoutDocument, reconciliationResource } from './payouts.presenter';
 import {

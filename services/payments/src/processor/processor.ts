@@ -1,5 +1,5 @@
 import type { schema } from '@pps/shared/db';
-import type { PayoutReturn, ReturnedCredit } from '@pps/shared/payouts';
+import type { PayoutReturn, ReturnedCredit } from '../payout-run/advance-payouts';
 
 /*
  * The contract between payments (and settlement) and whoever authorises cards and originates ACH: the built-in

@@ -1,4 +1,4 @@
-import type { Payment, PaymentChild } from '../payments/payments.repository';
+import type { Payment, PaymentChild } from '../payment-model/payments.repository';
 
 /** Payment rows for unit tests of the pure rules and the presenter (no database). */
 export const createdAt = new Date('2026-11-20T18:00:00.000Z'); // 10:00 Pacific

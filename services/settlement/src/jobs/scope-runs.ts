@@ -1,4 +1,4 @@
-import { runPayouts } from '@pps/shared/payouts';
+import { runPayouts } from '@pps/payments';
 import { runSettlementPass } from '../settlement/pass';
 import type { JobInput } from './job-handler';
 

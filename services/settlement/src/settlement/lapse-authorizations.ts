@@ -1,7 +1,6 @@
-import { paymentResource } from '@pps/payments';
+import { lapseAuthorizations, paymentResource } from '@pps/payments';
 import { type Db, withTransaction } from '@pps/shared/db';
 import { writeEvents } from '@pps/shared/events';
-import { lapseAuthorizations } from '@pps/shared/states';
 import { claimLapsedAuthorizations } from './settlement.repository';
 
 /**

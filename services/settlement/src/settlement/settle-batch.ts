@@ -1,10 +1,9 @@
-import { type AchReturn, type Processor, paymentResource } from '@pps/payments';
+import { type AchReturn, type Processor, paymentResource, settlePayments, transitionPayment } from '@pps/payments';
 import { groupBy } from '@pps/shared/collections';
 import type { Db, DbOrTx } from '@pps/shared/db';
 import { withTransaction } from '@pps/shared/db';
 import { writeEvent, writeEvents } from '@pps/shared/events';
 import { makeAvailable, post, postMany, reverseLines, settlementLines } from '@pps/shared/ledger';
-import { settlePayments, transitionPayment } from '@pps/shared/states';
 import { type AchFileDeps, writeAchFile } from './ach-file';
 import { BatchTotals } from './batch-totals';
 import {

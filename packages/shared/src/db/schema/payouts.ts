@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
+import { type PayoutStatus, payoutStatuses } from '../../states/payout-states';
 import { accounts } from './accounts';
 import { timestamps, ts } from './columns';
 import { merchantBankAccounts, merchants } from './merchants';
@@ -60,12 +61,11 @@ export const balanceTransactions = pgTable(
   ],
 );
 
-export const payoutStatuses = ['pending', 'paid', 'failed'] as const;
-export type PayoutStatus = (typeof payoutStatuses)[number];
+export { type PayoutStatus, payoutStatuses };
 
 /**
  * A transfer of a merchant's available balance to its bank account by a NACHA credit (docs/design.md, Payouts).
- * Owned by the payments service; created and advanced only through `@pps/shared/payouts`. The bank account is
+ * Owned by the payments service; created and advanced only through the payout run (`services/payments/src/payout-run/`). The bank account is
  * the version in force when the payout was made (`bankAccountId`), so a later change of bank details never
  * redirects it. `broughtForward` / `carriedForward` are what a partial manual payout left in available between
  * this payout and the merchant's previous and next one: the carried balance transactions plus `broughtForward`

@@ -1,0 +1,107 @@
+import type { NachaBatch, NachaEntry } from '@pps/shared/ach';
+import { type AchFileDeps, storeAchFile } from '@pps/shared/ach';
+import type { DbOrTx } from '@pps/shared/db';
+import { schema, textArray } from '@pps/shared/db';
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { inScope, type PayoutScope } from './due-schedules';
+
+const { merchantBankAccounts, payouts } = schema;
+type MerchantBankAccount = schema.MerchantBankAccount;
+type Payout = schema.Payout;
+
+export type FiledPayouts = { fileId: string; payouts: number; amount: number; bytes: number };
+
+/**
+ * Files up to `limit` pending payouts of the scope that no ACH file carries yet (manual payouts: the run files its
+ * own as it makes them) into ONE NACHA file (`fileCredits`), in the caller's transaction; each payout gets the
+ * file's id and its entry's trace number. `FOR UPDATE SKIP LOCKED` and a write conditional on `ach_file_id`
+ * being null: two runs never file a payout twice. Null when nothing was left to file.
+ */
+export async function filePayouts(
+  tx: DbOrTx,
+  deps: AchFileDeps,
+  input: { scope: PayoutScope; now: Date; limit: number },
+): Promise<FiledPayouts | null> {
+  const rows = await tx
+    .select({ payout: payouts, bank: merchantBankAccounts })
+    .from(payouts)
+    .innerJoin(merchantBankAccounts, eq(merchantBankAccounts.id, payouts.bankAccountId))
+    .where(and(eq(payouts.status, 'pending'), isNull(payouts.achFileId), inScope(payouts.accountId, input.scope)))
+    .orderBy(asc(payouts.arrivalDate), asc(payouts.id))
+    .limit(input.limit)
+    .for('update', { of: payouts, skipLocked: true });
+  if (rows.length === 0) return null;
+  const { file, traceNumbers } = await fileCredits(tx, deps, rows, input.now);
+  const payoutIds = [...traceNumbers.keys()];
+  // An update from a set of (payout, trace number) pairs: the query builder has no UPDATE … FROM unnest.
+  const filed = await tx.execute<{ id: string }>(sql`
+    update ${payouts} set ach_file_id = ${file.fileId}, trace_number = filed.trace_number,
+      updated_at = ${input.now.toISOString()}::timestamptz
+    from unnest(${textArray(payoutIds)}, ${textArray([...traceNumbers.values()])}) as filed(id, trace_number)
+    where ${payouts.id} = filed.id and ${payouts.achFileId} is null and ${payouts.status} = 'pending'
+    returning ${payouts.id}`);
+  if (filed.length !== payoutIds.length) {
+    throw new Error(`filing ${payoutIds.length} payouts changed ${filed.length}: some changed concurrently`);
+  }
+  return file;
+}
+
+/**
+ * Writes ONE NACHA file of credits for these payouts (docs/design.md, Payouts), in the caller's transaction: a
+ * credit per payout to the bank account version it was made with (PPD for a personal account, CCD for a business
+ * one; 22 checking, 32 savings), one NACHA batch per SEC code and arrival date (the effective entry date), `PAYOUT`
+ * as the entry description. Returns the stored file and each payout's trace number (by payout id).
+ */
+export async function fileCredits(
+  tx: DbOrTx,
+  deps: AchFileDeps,
+  credits: { payout: Payout; bank: MerchantBankAccount }[],
+  now: Date,
+): Promise<{ file: FiledPayouts; traceNumbers: Map<string, string> }> {
+  const batches = new Map<string, { batch: NachaBatch; payoutIds: string[] }>();
+  for (const { payout, bank } of credits) {
+    const secCode = bank.accountOwnership === 'business' ? 'CCD' : 'PPD';
+    const key = `${secCode}|${payout.arrivalDate}`;
+    let group = batches.get(key);
+    if (!group) {
+      group = {
+        batch: {
+          companyName: deps.config.ACH_ORIGIN_NAME,
+          companyId: deps.config.ACH_COMPANY_ID,
+          secCode,
+          entryDescription: 'PAYOUT',
+          effectiveEntryDate: payout.arrivalDate,
+          entries: [],
+        },
+        payoutIds: [],
+      };
+      batches.set(key, group);
+    }
+    const entry: NachaEntry = {
+      transactionCode: bank.accountType === 'savings' ? '32' : '22',
+      routingNumber: deps.cipher.decrypt(bank.routingNumberEnc),
+      accountNumber: deps.cipher.decrypt(bank.accountNumberEnc),
+      amount: payout.amount,
+      individualId: payout.id.slice(-15),
+      individualName: bank.accountName,
+    };
+    group.batch.entries.push(entry);
+    group.payoutIds.push(payout.id);
+  }
+  // The file's entries in order, batch by batch: the order of its trace numbers.
+  const payoutIds = [...batches.values()].flatMap((group) => group.payoutIds);
+  const stored = await storeAchFile(tx, deps, {
+    batches: [...batches.values()].map((group) => group.batch),
+    now,
+    payoutIds,
+  });
+  return {
+    file: {
+      fileId: stored.id,
+      payouts: credits.length,
+      amount: credits.reduce((sum, credit) => sum + credit.payout.amount, 0),
+      bytes: stored.bytes,
+    },
+    traceNumbers: new Map(payoutIds.map((id, index) => [id, stored.traceNumbers[index]!])),
+  };
+}
