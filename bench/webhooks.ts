@@ -10,7 +10,7 @@ import { createDatabase, schema } from '@pps/shared/db';
 import { writeEvents } from '@pps/shared/events';
 import { newId } from '@pps/shared/ids';
 import { createLogger } from '@pps/shared/logger';
-import { newWebhookSecret } from '@pps/shared/webhooks';
+import { newWebhookSecret } from '@pps/webhooks';
 import { build } from '../scripts/build';
 import { sampleCpu } from './cpu';
 import { freshDatabase, vacuumAnalyze } from './fresh-database';

@@ -1,10 +1,11 @@
 import { jobs, queues, redisConnection } from '@pps/shared/queues';
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
-import { startDeliveryWorker, webhookJobOptions } from './delivery/delivery-worker';
+import { deliveryJobDeps } from './delivery/delivery-deps';
 import { DirectDeliveries } from './delivery/direct-deliveries';
-import { deliveryJobDeps, type WebhooksDeps } from './deps';
+import type { WebhooksDeps } from './deps';
 import { registerWebhookMetrics } from './metrics';
+import { startDeliveryWorker, webhookJobOptions } from './queue-worker';
 import { startOutboxRelay } from './relay/outbox-relay';
 
 const RETENTION_EVERY_MS = 60 * 60 * 1000;

@@ -3,7 +3,6 @@ import { deliveryStatuses } from '../db/schema/webhooks';
 import { eventTypes } from '../events/outbox';
 import { optionalBody } from '../http/body';
 import { listQuery } from '../http/pagination';
-import { webhookUrlProblem } from '../webhooks/url-guard';
 import {
   authenticated,
   authenticatedBodyErrors,
@@ -27,6 +26,20 @@ const knownEventTypes = new Set<string>(eventTypes);
 const eventTypeList = eventTypes.join(', ');
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
+
+/** What is wrong with a webhook URL's form (http or https, a host, no credentials), or null. */
+export function webhookUrlProblem(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'url must be an absolute http or https URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'url must use http or https';
+  if (!url.hostname) return 'url must name a host';
+  if (url.username || url.password) return 'url must not carry credentials';
+  return null;
+}
 
 /** http or https, a host, no credentials (`webhookUrlProblem`); private targets are refused later, in production. */
 const webhookUrl = z

@@ -1,7 +1,7 @@
 import { isDatabaseUnavailable } from '@pps/shared/db';
 import { catalogueJob, type JobHandler, RunLater } from '@pps/shared/queues';
-import type { DeliveryJobDeps } from '../deps';
 import { decideAttempt, disableGoneEndpoint, failWithoutSending, type LoadedDelivery, sendDelivery } from './delivery';
+import type { DeliveryJobDeps } from './delivery-deps';
 import { RetryLater } from './retry-later';
 
 /** A delivery that met an unavailable database is tried again after this, plus up to as much jitter. */

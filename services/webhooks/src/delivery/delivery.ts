@@ -4,17 +4,17 @@ import type { Config } from '@pps/shared/config';
 import type { FieldCipher } from '@pps/shared/crypto';
 import { Batcher, type Db, rowMapper, schema, send, texts } from '@pps/shared/db';
 import type { Metrics } from '@pps/shared/metrics';
+import { eq } from 'drizzle-orm';
+import { Agent } from 'undici';
+import { z } from 'zod';
+import { isSuccess, post } from './post';
 import {
   hostOf,
   isPrivateAddress,
   privateTargetError,
   privateTargetProblem,
   refusingPrivateTargets,
-} from '@pps/shared/webhooks';
-import { eq } from 'drizzle-orm';
-import { Agent } from 'undici';
-import { z } from 'zod';
-import { isSuccess, post } from './post';
+} from './url-guard';
 
 const { events, webhookDeliveries, webhookEndpoints } = schema;
 

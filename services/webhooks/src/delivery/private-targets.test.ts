@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import { loadConfig } from '@pps/shared/config';
 import { FieldCipher } from '@pps/shared/crypto';
-import { newWebhookSecret } from '@pps/shared/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LoadedDelivery, receiverAgent, sendDelivery } from './delivery';
+import { newWebhookSecret } from './secrets';
 
 /**
  * Private targets in production (docs/design.md, Webhook delivery): a delivery to a loopback receiver, by address

@@ -42,7 +42,7 @@ const CLAIM = `
     select event_id from unrelayed_events order by event_id limit $1 for update skip locked))
   order by e.id`;
 
-/** The claim as a statement (what test/background-scans.test.ts runs under EXPLAIN). */
+/** The claim as a statement (what test/payments/background-scans.test.ts runs under EXPLAIN). */
 export const claimUnrelayed = (limit: number) => ({ text: CLAIM, params: [limit] });
 
 /**

@@ -1,5 +1,5 @@
 import type { JobHandler } from '@pps/shared/queues';
-import type { DeliveryJobDeps } from '../deps';
+import type { DeliveryJobDeps } from '../delivery/delivery-deps';
 import { removeExpiredEvents } from './retention';
 
 const DAY_MS = 86_400_000;

@@ -1,6 +1,10 @@
 import { type LookupAddress, type LookupAllOptions, lookup as lookupCallback } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { webhookUrlProblem } from '@pps/shared/contract';
+
+/** The form check is the contract's (a request's validation); the targets' checks are the deliveries'. */
+export { webhookUrlProblem };
 
 /** Loopback, private, link-local, CGNAT, unspecified, multicast and documentation ranges (IPv4 and IPv6). */
 const blocked = new BlockList();
@@ -41,20 +45,6 @@ export function isPrivateAddress(address: string): boolean {
   if (family === 4) return blocked.check(address, 'ipv4');
   if (family === 6) return blocked.check(address, 'ipv6');
   return true;
-}
-
-/** What is wrong with a webhook URL's form (http or https, a host, no credentials), or null. */
-export function webhookUrlProblem(value: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'url must be an absolute http or https URL';
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'url must use http or https';
-  if (!url.hostname) return 'url must name a host';
-  if (url.username || url.password) return 'url must not carry credentials';
-  return null;
 }
 
 /** A URL's host as an address or a name: an IPv6 address without its brackets. */

@@ -3,10 +3,10 @@ import type { Logger } from '@pps/shared/logger';
 import { jobProcessor, queues } from '@pps/shared/queues';
 import { Worker } from 'bullmq';
 import type Redis from 'ioredis';
-import type { DeliveryJobDeps } from '../deps';
-import { eventRetention } from '../retention/retention-job';
-import { webhookDelivery } from './delivery-job';
-import { RetryLater } from './retry-later';
+import type { DeliveryJobDeps } from './delivery/delivery-deps';
+import { webhookDelivery } from './delivery/delivery-job';
+import { RetryLater } from './delivery/retry-later';
+import { eventRetention } from './retention/retention-job';
 
 /** Jobs of the webhooks queue: retried by BullMQ with our delays; attempts are counted in the database. */
 export const webhookJobOptions = (config: Config) => ({

@@ -1,2 +1,0 @@
-export * from './secrets';
-export * from './url-guard';
