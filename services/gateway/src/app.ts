@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { allRoutes } from '@pps/shared/contract';
+import { allRoutes, serviceRoutes } from '@pps/shared/contract';
 import {
   bodyChecks,
   bodySizeGuard,
@@ -13,14 +13,15 @@ import {
 import { createMetrics, type Metrics, registerQueueMetrics } from '@pps/shared/metrics';
 import type { MiddlewareHandler } from 'hono';
 import { registerAdminRoutes } from './admin/admin.routes';
-import { registerAuthRoutes } from './auth/auth.routes';
 import { authenticate } from './auth/authenticate';
+import { registerAuthRoutes } from './auth-api/auth.routes';
 import { registerCheckoutRoutes } from './checkout/checkout.routes';
 import type { GatewayDeps, GatewayEnv } from './deps';
 import { registerDocsRoutes } from './docs/docs.routes';
 import { registerHealthRoutes } from './health/health.routes';
 import { createRateLimits } from './limits/rate-limits';
 import { forward } from './proxy/forward';
+import { forwardedPrefixes } from './proxy/routing';
 import { registerClockRoutes } from './sandbox/clock.routes';
 
 const operatorCaller = (requestId: string) => ({
@@ -32,19 +33,6 @@ const operatorCaller = (requestId: string) => ({
   tokenExpiresAt: new Date(0),
   account: { id: OPERATOR_ACCOUNT_ID, name: 'operator', status: 'active' as const, clockOffsetSeconds: 0 },
 });
-
-/** Paths the gateway forwards, by the service that owns them. */
-const ROUTED: { prefix: string; upstream: keyof GatewayDeps['upstreams'] }[] = [
-  { prefix: '/merchants', upstream: 'merchants' },
-  { prefix: '/payments', upstream: 'payments' },
-  { prefix: '/payouts', upstream: 'payments' },
-  { prefix: '/reports', upstream: 'payments' },
-  { prefix: '/tokens', upstream: 'payments' },
-  { prefix: '/checkout', upstream: 'payments' },
-  { prefix: '/customers', upstream: 'payments' },
-  { prefix: '/webhooks', upstream: 'payments' },
-  { prefix: '/events', upstream: 'payments' },
-];
 
 /** The gateway: auth, the four-header check, routing to services, admin, sandbox clock, docs, health. */
 export function createGatewayApp(deps: GatewayDeps, metrics: Metrics = createMetrics()) {
@@ -89,18 +77,21 @@ export function createGatewayApp(deps: GatewayDeps, metrics: Metrics = createMet
   app.use('/sandbox/*', authenticated, bodyChecks());
   registerClockRoutes(app, deps);
 
-  // Ops calls on merchants (status, features) are the merchants service's writes: forwarded as the operator.
   // The hosted checkout form, its scripts and its card POST (client secret): before the forwarded `/checkout`.
   registerCheckoutRoutes(app, deps, limits);
 
-  app.all('/admin/merchants/*', (c) => {
-    c.set('caller', operatorCaller(c.get('requestId')));
-    return forward(c, deps.upstreams.merchants, { log });
-  });
-
-  for (const { prefix, upstream } of ROUTED) {
-    const target = deps.upstreams[upstream];
+  // Every other route of the contract to the service that answers it; ops' admin calls on merchants (status,
+  // features) are the merchants service's writes, forwarded as the operator.
+  for (const { prefix, service, asOperator } of forwardedPrefixes(serviceRoutes)) {
+    const target = deps.upstreams[service];
     const handler = (c: Parameters<MiddlewareHandler<GatewayEnv>>[0]) => forward(c, target, { log });
+    if (asOperator) {
+      app.all(`${prefix}/*`, (c) => {
+        c.set('caller', operatorCaller(c.get('requestId')));
+        return handler(c);
+      });
+      continue;
+    }
     app.all(prefix, authenticated, handler);
     app.all(`${prefix}/*`, authenticated, handler);
   }

@@ -1,11 +1,11 @@
 import type { Clock } from '@pps/shared/clock';
 import type { Config } from '@pps/shared/config';
+import type { ServiceName } from '@pps/shared/contract';
 import type { Db } from '@pps/shared/db';
 import type { Logger } from '@pps/shared/logger';
 import type { Queue } from 'bullmq';
 import type Redis from 'ioredis';
 import type { AccountSnapshot, AuthCache } from './auth/auth-cache';
-import type { Authenticated } from './auth/authenticate';
 import type { Upstream } from './proxy/upstream';
 
 export type GatewayDeps = {
@@ -15,7 +15,8 @@ export type GatewayDeps = {
   /** Real time: token issue and expiry. Tests inject a manual clock. */
   clock: Clock;
   auth: AuthCache;
-  upstreams: { payments: Upstream; merchants: Upstream };
+  /** The services the gateway forwards to, by name (`serviceRoutes` says which routes each answers). */
+  upstreams: Record<ServiceName, Upstream>;
   /** Reported by /readyz, and where the rate limits count; the API works without it (limits off or failing open). */
   redis?: Redis;
   /** The BullMQ queues ops see at /admin/queues and in /metrics. */
@@ -39,4 +40,4 @@ export type AccountContext = GatewayContext & { account: AccountSnapshot };
 
 export const gatewayContext = ({ config, db, clock, log }: GatewayDeps): GatewayContext => ({ config, db, clock, log });
 
-export type GatewayEnv = { Variables: { requestId: string; caller: Authenticated } };
+export type { GatewayEnv } from './auth/authenticate';

@@ -1,4 +1,5 @@
-import type { FieldProblem } from '../contract/merchants.requests';
+/** Why a field's value is refused: the message, and a code where the API names one. */
+export type FieldProblem = { code?: string; message: string };
 
 const invalid = (message: string, code?: string): FieldProblem => (code ? { code, message } : { message });
 

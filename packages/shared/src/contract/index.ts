@@ -38,3 +38,22 @@ export const allRoutes: RouteConfig[] = [
   ...webhooksRoutes,
   ...settlementRoutes,
 ];
+
+/**
+ * The routes each service answers, the gateway forwarding them (its own routes are `gatewayRoutes` and the admin
+ * ones of `settlementRoutes`): a route added to a service's list is routed by the gateway with no other edit.
+ */
+export const serviceRoutes = {
+  payments: [
+    ...paymentsRoutes,
+    ...payoutsRoutes,
+    ...reportsRoutes,
+    ...tokensRoutes,
+    ...checkoutRoutes,
+    ...customersRoutes,
+    ...webhooksRoutes,
+  ],
+  merchants: [...merchantsRoutes, ...balancesRoutes],
+} satisfies Record<string, RouteConfig[]>;
+
+export type ServiceName = keyof typeof serviceRoutes;

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import type { FieldProblem } from '../banking';
 import { avsModes, fraudScreenPolicies } from '../db/schema/merchants';
 import { payoutIntervals, weekdays } from '../db/schema/payouts';
 import { merchantStatuses } from '../states/merchant-states';
@@ -6,7 +7,7 @@ import { requestEnvelope } from './common';
 
 // ── field rules ────────────────────────────────────────────────────────────────
 /** What is wrong with a value; `code` replaces `invalid_field` (e.g. `invalid_routing_number`). */
-export type FieldProblem = { code?: string; message: string };
+export type { FieldProblem };
 export type FieldRule = (value: string) => FieldProblem | undefined;
 
 /**

@@ -1,6 +1,6 @@
+export * from '../errors';
 export * from './context';
 export * from './envelope';
-export * from './errors';
 export * from './internal-auth';
 export * from './middleware';
 export * from './on-error';

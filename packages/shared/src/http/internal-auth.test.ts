@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from './errors';
+import { ApiError } from '../errors/api-error';
 import { signInternal, verifyInternal } from './internal-auth';
 
 const secret = 'an-internal-secret-of-enough-length-000';

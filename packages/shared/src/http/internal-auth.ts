@@ -1,5 +1,5 @@
 import { hmacSha256, safeEqual } from '../crypto';
-import { ApiError } from './errors';
+import { ApiError } from '../errors/api-error';
 
 /** What the gateway vouches for on every call it forwards to a service. */
 export type CallerContext = {

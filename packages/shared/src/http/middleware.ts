@@ -1,9 +1,9 @@
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { every } from 'hono/combine';
+import { ApiError } from '../errors/api-error';
 import { newId } from '../ids';
 import { hasBody } from './body';
-import { ApiError } from './errors';
 import { payloadTooLarge } from './on-error';
 import { textGuard } from './text-guard';
 

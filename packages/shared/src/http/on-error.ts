@@ -3,8 +3,8 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
 import { isDatabaseUnavailable } from '../db/client';
+import { ApiError, type ApiErrorInit, type ErrorObject, toErrorObject } from '../errors/api-error';
 import type { Logger } from '../logger';
-import { ApiError, type ApiErrorInit, type ErrorObject, toErrorObject } from './errors';
 
 /** The error document: `{errors, meta:{requestId, ...}}`. */
 export function errorResponse(c: Context, error: ApiError): Response {

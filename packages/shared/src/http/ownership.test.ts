@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from './errors';
+import { ApiError } from '../errors/api-error';
 import { belongsTo, forbidden, notFound, ownedBy } from './ownership';
 
 const caller = { accountId: 'acct_mine' };

@@ -1,4 +1,4 @@
-import { ApiError } from './errors';
+import { ApiError } from '../errors/api-error';
 
 /**
  * The records the API answers "not found" or "forbidden" about, as its errors name them: `code` starts the error

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import type { Keyset, Place } from '../db/keyset';
-import { ApiError } from './errors';
+import { ApiError } from '../errors/api-error';
 
 const intString = (name: string, min: number, max: number, fallback: number) =>
   z

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
+import { ApiError, type ApiErrorInit } from '../errors/api-error';
 import { hasBody } from './body';
-import { ApiError, type ApiErrorInit } from './errors';
 
 /** A NUL, or a UTF-16 surrogate without its pair: text PostgreSQL refuses to store (and no client means to send). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the NUL character is exactly what this guard looks for

@@ -10,6 +10,9 @@ type Headers = { get(name: string): string | null | undefined };
 
 export type Authenticated = CallerContext & { account: AccountSnapshot; apiKey: string; tokenExpiresAt: Date };
 
+/** The Hono env of the gateway's requests: the request id, and the caller once authenticated. */
+export type GatewayEnv = { Variables: { requestId: string; caller: Authenticated } };
+
 /**
  * The four-header check of every authenticated call. Each failure names its cause: missing or
  * malformed Authorization, missing x-api-key or appId, bad signature, expiry, revocation, mismatch.

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { ApiError, type CallerContext, INTERNAL_REFUSAL_HEADER } from '@pps/shared/http';
 import type { Logger } from '@pps/shared/logger';
 import type { Context } from 'hono';
-import type { GatewayEnv } from '../deps';
+import type { GatewayEnv } from '../auth/authenticate';
 import type { Forwarded, Upstream } from './upstream';
 
 /** Headers the client may not pass through: hop-by-hop, the credentials, and anything that claims to be internal. */

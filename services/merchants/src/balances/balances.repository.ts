@@ -51,7 +51,7 @@ export const balanceTransactionPlace = (db: DbOrTx, merchantId: string, id: stri
 /**
  * A page of a merchant's balance transactions, newest first, with the total of the filter. The page is read
  * backwards along `(merchant_id, created_at, id)`, the dates bounding that range, so it reads up to its own end and
- * never sorts the merchant's history (test/listing-scans.test.ts); `type` and `payoutId` filter the rows it reads.
+ * never sorts the merchant's history (test/payments/listing-scans.test.ts); `type` and `payoutId` filter the rows it reads.
  * From a cursor the range starts at the cursor's place.
  */
 export async function listBalanceTransactionRows(

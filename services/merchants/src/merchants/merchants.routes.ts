@@ -7,13 +7,13 @@ import {
 } from '@pps/shared/contract';
 import { list, type ServiceApp, type ServiceEnv, single } from '@pps/shared/http';
 import type { Context } from 'hono';
-import { updateBankInfo } from '../bank-accounts/bank-accounts.usecases';
-import { updatePayoutSchedule } from '../payout-schedules/payout-schedules.usecases';
 import { merchantFieldRules } from '../validation';
 import { createMerchantHook } from './age-check.hook';
+import { updateBankInfo } from './bank-accounts.usecases';
 import { merchantUrl } from './merchants.presenter';
 import type { MerchantSecrets, MerchantsContext } from './merchants.secrets';
 import { createMerchant, getMerchant, listMerchants, updateAvsMode } from './merchants.usecases';
+import { updatePayoutSchedule } from './payout-schedules.usecases';
 
 /** The contract's merchant routes with the service's field rules (ABA checksum, SSN ranges, …). */
 const routes = merchantRoutesFor(merchantRequestSchemas(merchantFieldRules));

@@ -1,10 +1,10 @@
 import type { MerchantBankInfoUpdated } from '@pps/shared/contract';
 import { withTransaction } from '@pps/shared/db';
-import { assertNotClosed, recordMerchantEvent, requireMerchant } from '../merchants/merchants.access';
-import { bankInfoUpdated } from '../merchants/merchants.presenter';
-import { updateMerchantRow } from '../merchants/merchants.repository';
-import type { MerchantsContext } from '../merchants/merchants.secrets';
-import { addBankAccountVersion, type BankAccountInput } from './bank-accounts.repository';
+import { addBankAccountVersion, type BankAccountInput } from '../bank-accounts/bank-accounts.repository';
+import { assertNotClosed, recordMerchantEvent, requireMerchant } from './merchants.access';
+import { bankInfoUpdated } from './merchants.presenter';
+import { updateMerchantRow } from './merchants.repository';
+import type { MerchantsContext } from './merchants.secrets';
 
 /**
  * A new bank account version: new deposits go to it, those already pending keep the version they

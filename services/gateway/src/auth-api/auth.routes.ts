@@ -2,11 +2,11 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createAppKeyRoute, createAppTokenRoute, getAuthRoute, verifyAppTokenRoute } from '@pps/shared/contract';
 import { bodyChecks } from '@pps/shared/http';
 import type { MiddlewareHandler } from 'hono';
+import { authErrors } from '../auth/auth.errors';
+import type { AccountSnapshot } from '../auth/auth-cache';
 import { type GatewayDeps, type GatewayEnv, gatewayContext } from '../deps';
 import type { RateLimits } from '../limits/rate-limits';
-import { authErrors } from './auth.errors';
 import { createAppKey, createAppToken, listAccountApps } from './auth.usecases';
-import type { AccountSnapshot } from './auth-cache';
 
 type KeyEnv = GatewayEnv & { Variables: { account: AccountSnapshot; apiKey: string } };
 

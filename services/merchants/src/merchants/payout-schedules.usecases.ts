@@ -1,9 +1,13 @@
 import type { MerchantResource, PayoutScheduleInput } from '@pps/shared/contract';
 import { withTransaction } from '@pps/shared/db';
 import type { ServiceContext } from '@pps/shared/http';
-import { assertNotClosed, presentMerchant, recordMerchantEvent, requireMerchant } from '../merchants/merchants.access';
-import { updateMerchantRow } from '../merchants/merchants.repository';
-import { findSchedule, type PayoutScheduleSettings, updateSchedule } from './payout-schedules.repository';
+import {
+  findSchedule,
+  type PayoutScheduleSettings,
+  updateSchedule,
+} from '../payout-schedules/payout-schedules.repository';
+import { assertNotClosed, presentMerchant, recordMerchantEvent, requireMerchant } from './merchants.access';
+import { updateMerchantRow } from './merchants.repository';
 
 const sameSettings = (a: PayoutScheduleSettings, b: PayoutScheduleSettings) =>
   a.interval === b.interval &&

@@ -1,9 +1,9 @@
 import { randomSecret, sha256Hex } from '@pps/shared/crypto';
 import { belongsTo } from '@pps/shared/http';
+import { signAppToken } from '../auth/app-token';
+import { authErrors } from '../auth/auth.errors';
+import { findApp, findAppKeyWithApp, listApps, rotateAppKey } from '../auth/auth.repository';
 import type { AccountContext } from '../deps';
-import { signAppToken } from './app-token';
-import { authErrors } from './auth.errors';
-import { findApp, findAppKeyWithApp, listApps, rotateAppKey } from './auth.repository';
 
 /** POST /auth/key: a new app key for an app of the caller's account; older keys and their tokens stop working. */
 export async function createAppKey({
