@@ -10,7 +10,11 @@ import ts from 'typescript';
  * - a file imports another package (a service, @pps/shared) by its name, never by a relative path into it, so it
  *   gets the package's entry points only (its `exports`), which TypeScript does enforce;
  * - a package imports only the workspace packages its package.json declares, so npm links what it uses;
- * - every `main` and `exports` target of a workspace package exists.
+ * - every `main` and `exports` target of a workspace package exists;
+ * - inside a package, its folders (and the files beside them in `src/`) import one another without a loop: each
+ *   stands above what it imports, so no import runs from a lower one back up to a higher one;
+ * - the table of packages and their dependencies in docs/design.md (Architecture, "Dependencies between packages")
+ *   names every workspace package with exactly the workspace packages its package.json declares.
  *
  * The tests are left out: a test may import the module it checks, inside a service.
  */
@@ -46,6 +50,11 @@ function* sourceFiles(dir: string): Generator<string> {
 
 const problems = new Set<string>();
 
+/** A file's place in its package: the folder under `src/` it is in, or the file itself beside them. */
+const placeOf = (dir: string, file: string) => relative(join(dir, 'src'), file).split(sep)[0]!.replace(/\.tsx?$/, '');
+/** Per package, which places import which (relative imports inside the package). */
+const placeImports = new Map<string, Map<string, Set<string>>>();
+
 for (const { dir, manifest } of workspaces) {
   const targets = [manifest.main, ...Object.values(manifest.exports ?? {})].filter((target) => target !== undefined);
   for (const target of targets) {
@@ -66,6 +75,11 @@ for (const scanned of SCANNED) {
         const into = packageOf(`${target}${sep}`) ?? packageOf(target);
         if (into && into !== own) {
           problems.add(`${file}: imports ${specifier}; import ${into.manifest.name} by its name instead`);
+        } else if (own && into === own && file.startsWith(join(own.dir, 'src'))) {
+          const [from, to] = [placeOf(own.dir, file), placeOf(own.dir, target)];
+          const graph = placeImports.get(own.dir) ?? new Map<string, Set<string>>();
+          placeImports.set(own.dir, graph);
+          if (from !== to) graph.set(from, (graph.get(from) ?? new Set()).add(to));
         }
       } else if (own && specifier.startsWith('@pps/')) {
         const name = specifier.split('/').slice(0, 2).join('/');
@@ -74,6 +88,48 @@ for (const scanned of SCANNED) {
         }
       }
     }
+  }
+}
+
+/** The first loop among a package's places, as `a → b → a`, found depth first; none: undefined. */
+function loopIn(graph: Map<string, Set<string>>): string[] | undefined {
+  const done = new Set<string>();
+  const visit = (place: string, path: string[]): string[] | undefined => {
+    const seen = path.indexOf(place);
+    if (seen >= 0) return [...path.slice(seen), place];
+    if (done.has(place)) return undefined;
+    for (const next of graph.get(place) ?? []) {
+      const loop = visit(next, [...path, place]);
+      if (loop) return loop;
+    }
+    done.add(place);
+    return undefined;
+  };
+  for (const place of graph.keys()) {
+    const loop = visit(place, []);
+    if (loop) return loop;
+  }
+  return undefined;
+}
+for (const [dir, graph] of placeImports) {
+  const loop = loopIn(graph);
+  if (loop) problems.add(`${dir}/src: ${loop.join(' → ')} import one another; an import runs back up`);
+}
+
+/** docs/design.md's rows `| \`@pps/x\` | \`@pps/y\`, … |` (or `none`): what the design says each package uses. */
+const documented = new Map<string, string[]>();
+for (const line of readFileSync(join(root, 'docs/design.md'), 'utf8').split('\n')) {
+  const row = /^\| `(@pps\/[a-z-]+)` \| ([^|]*) \|/.exec(line);
+  if (row) documented.set(row[1]!, row[2]!.match(/@pps\/[a-z-]+/g) ?? []);
+}
+for (const { dir, manifest } of workspaces) {
+  const declared = Object.keys(manifest.dependencies ?? {}).filter((name) => name.startsWith('@pps/'));
+  const written = documented.get(manifest.name);
+  if (!written) problems.add(`docs/design.md: no row for ${manifest.name} in the table of package dependencies`);
+  else if ([...declared].sort().join() !== [...written].sort().join()) {
+    problems.add(
+      `docs/design.md: ${manifest.name} depends on ${written.join(', ') || 'none'}; ${dir}/package.json declares ${declared.join(', ') || 'none'}`,
+    );
   }
 }
 
