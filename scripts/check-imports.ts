@@ -51,7 +51,10 @@ function* sourceFiles(dir: string): Generator<string> {
 const problems = new Set<string>();
 
 /** A file's place in its package: the folder under `src/` it is in, or the file itself beside them. */
-const placeOf = (dir: string, file: string) => relative(join(dir, 'src'), file).split(sep)[0]!.replace(/\.tsx?$/, '');
+const placeOf = (dir: string, file: string) =>
+  relative(join(dir, 'src'), file)
+    .split(sep)[0]!
+    .replace(/\.tsx?$/, '');
 /** Per package, which places import which (relative imports inside the package). */
 const placeImports = new Map<string, Map<string, Set<string>>>();
 
