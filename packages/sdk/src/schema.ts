@@ -525,6 +525,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's disputes, one merchant's or one payment's, newest first */
+        get: operations["listDisputes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a dispute */
+        get: operations["getDispute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes/{id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Save evidence for a dispute, and with submit: true send it to the bank
+         * @description Only while the dispute needs a response and before dueBy (else 422 dispute_not_open). Each field given replaces the one saved; fields not given are kept. submit: true moves the dispute to under_review.
+         */
+        post: operations["submitDisputeEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept a dispute: it is lost, and the money it took back stays with the cardholder */
+        post: operations["acceptDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -991,6 +1062,15 @@ export interface components {
                  * @enum {string}
                  */
                 voidReason?: "authorization_expired" | "cancelled";
+                /** @description A card payment: whether its cardholder has disputed it (GET /disputes?paymentId=…) */
+                disputed?: boolean;
+                /**
+                 * @description A card payment: the ids of its disputes, oldest first
+                 * @example [
+                 *       "dp_…"
+                 *     ]
+                 */
+                disputes?: string[];
             };
         };
         BillingAddress: {
@@ -1446,7 +1526,7 @@ export interface components {
             /** @description null on the two carried-forward rows */
             balanceTransactionId: string | null;
             /** @enum {string} */
-            type: "payment" | "refund" | "void" | "split" | "split_refund" | "second_split" | "ach_return" | "payout" | "payout_failure" | "brought_forward" | "carried_forward";
+            type: "payment" | "refund" | "void" | "split" | "split_refund" | "second_split" | "ach_return" | "payout" | "payout_failure" | "dispute" | "dispute_reversal" | "brought_forward" | "carried_forward";
             /** @description The payment, refund, split or payout record that moved the money */
             sourceId: string | null;
             /**
@@ -2013,7 +2093,7 @@ export interface components {
             id: string;
             attributes: {
                 /** @enum {string} */
-                type: "payment" | "refund" | "void" | "split" | "split_refund" | "second_split" | "ach_return" | "payout" | "payout_failure";
+                type: "payment" | "refund" | "void" | "split" | "split_refund" | "second_split" | "ach_return" | "payout" | "payout_failure" | "dispute" | "dispute_reversal";
                 /**
                  * @description net + fee
                  * @example -500
@@ -2273,6 +2353,93 @@ export interface components {
                 };
             };
         };
+        Dispute: {
+            /** @enum {string} */
+            type: "disputes";
+            id: string;
+            attributes: {
+                paymentId: string;
+                merchantId: string;
+                /**
+                 * @description Integer cents
+                 * @example 1000
+                 */
+                amount: string;
+                /** @example USD */
+                currency: string;
+                /** @enum {string} */
+                reason: "fraudulent" | "product_not_received" | "duplicate" | "subscription_canceled" | "credit_not_processed" | "general";
+                /** @example 10.4 */
+                networkReasonCode: string;
+                /**
+                 * @description inquiry: the bank asks first, no money moves; chargeback: the amount and the fee were taken back
+                 * @enum {string}
+                 */
+                phase: "inquiry" | "chargeback";
+                /** @enum {string} */
+                status: "needs_response" | "under_review" | "won" | "lost";
+                /**
+                 * Format: date-time
+                 * @description Evidence is taken until then; unanswered, the dispute is lost
+                 * @example 2026-11-22T17:04:05.123Z
+                 */
+                dueBy: string;
+                evidence: components["schemas"]["DisputeEvidence"];
+                evidenceDetails: {
+                    submissionCount: number;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-22T17:04:05.123Z
+                     */
+                    submittedAt: string | null;
+                    /** @description dueBy has passed by the account clock */
+                    pastDue: boolean;
+                };
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T17:04:05.123Z
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T17:04:05.123Z
+                 */
+                updatedAt: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T17:04:05.123Z
+                 */
+                closedAt: string | null;
+            };
+        };
+        DisputeEvidence: {
+            /** @description What was sold */
+            productDescription?: string;
+            /** @description The cardholder's name as the merchant knows it */
+            customerName?: string;
+            /** @description What the cardholder and the merchant said to each other */
+            customerCommunication?: string;
+            /** @description The merchant's refund policy, as shown to the cardholder */
+            refundPolicy?: string;
+            /** @description The carrier tracking number of the delivery */
+            shippingTrackingNumber?: string;
+            /** @description Anything else; in the sandbox, `winning_evidence` or `losing_evidence` decides the outcome */
+            uncategorizedText?: string;
+        };
+        DisputeEvidenceRequest: {
+            data: {
+                /**
+                 * @example disputes
+                 * @enum {string}
+                 */
+                type: "disputes";
+                attributes: {
+                    evidence?: components["schemas"]["DisputeEvidence"];
+                    /** @description true: send the evidence to the bank (the dispute goes under review); else it is only saved */
+                    submit?: boolean;
+                };
+            };
+        };
         WebhookEndpointWithSecret: {
             /** @enum {string} */
             type: "webhooks";
@@ -2327,7 +2494,7 @@ export interface components {
                      *       "payment.failed"
                      *     ]
                      */
-                    events: ("payment.created" | "payment.authorized" | "payment.captured" | "payment.completed" | "payment.failed" | "payment.voided" | "payment.refunded" | "payment.partially_refunded" | "merchant.created" | "merchant.updated" | "merchant.status_changed" | "payout.created" | "payout.paid" | "payout.failed" | "webhook.test" | "*")[];
+                    events: ("payment.created" | "payment.authorized" | "payment.captured" | "payment.completed" | "payment.failed" | "payment.voided" | "payment.refunded" | "payment.partially_refunded" | "merchant.created" | "merchant.updated" | "merchant.status_changed" | "payout.created" | "payout.paid" | "payout.failed" | "dispute.created" | "dispute.funds_withdrawn" | "dispute.updated" | "dispute.closed" | "dispute.funds_reinstated" | "webhook.test" | "*")[];
                     /**
                      * @description At most 500 characters; blank or null for none
                      * @example Order system
@@ -2385,7 +2552,7 @@ export interface components {
                      *       "payment.failed"
                      *     ]
                      */
-                    events?: ("payment.created" | "payment.authorized" | "payment.captured" | "payment.completed" | "payment.failed" | "payment.voided" | "payment.refunded" | "payment.partially_refunded" | "merchant.created" | "merchant.updated" | "merchant.status_changed" | "payout.created" | "payout.paid" | "payout.failed" | "webhook.test" | "*")[];
+                    events?: ("payment.created" | "payment.authorized" | "payment.captured" | "payment.completed" | "payment.failed" | "payment.voided" | "payment.refunded" | "payment.partially_refunded" | "merchant.created" | "merchant.updated" | "merchant.status_changed" | "payout.created" | "payout.paid" | "payout.failed" | "dispute.created" | "dispute.funds_withdrawn" | "dispute.updated" | "dispute.closed" | "dispute.funds_reinstated" | "webhook.test" | "*")[];
                     /**
                      * @description At most 500 characters; blank or null for none
                      * @example Order system
@@ -4904,7 +5071,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only balance transactions of this type */
-                type?: "payment" | "refund" | "void" | "split" | "split_refund" | "second_split" | "ach_return" | "payout" | "payout_failure";
+                type?: "payment" | "refund" | "void" | "split" | "split_refund" | "second_split" | "ach_return" | "payout" | "payout_failure" | "dispute" | "dispute_reversal";
                 /** @description Only those this payout carries (or is) */
                 payoutId?: string;
                 /** @description Created at or after (inclusive) */
@@ -5738,6 +5905,317 @@ export interface operations {
             };
         };
     };
+    listDisputes: {
+        parameters: {
+            query?: {
+                /** @description Only this merchant */
+                merchantId?: string;
+                /** @description Only this payment */
+                paymentId?: string;
+                status?: "needs_response" | "under_review" | "won" | "lost";
+                /** @description Opened at or after (inclusive) */
+                startDate?: string;
+                /** @description Opened before (exclusive) */
+                endDate?: string;
+                limit?: number;
+                offset?: number;
+                /** @description An id of an item of this list: the page holds the items after it (older), newest first. `offset` then skips that many more. Not with `endingBefore`. An id that is no item of this list is a 400 invalid_cursor. */
+                startingAfter?: string;
+                /** @description An id of an item of this list: the page holds the items just before it (newer), still newest first; `links.next` then goes on toward newer items. `offset` then skips that many more. Not with `startingAfter`. An id that is no item of this list is a 400 invalid_cursor. */
+                endingBefore?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of disputes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        links: {
+                            /** Format: uri */
+                            self: string;
+                            /** Format: uri */
+                            next: string | null;
+                        };
+                        data: components["schemas"]["Dispute"][];
+                        meta: {
+                            total: number;
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: every invalid field is listed with its pointer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description The resource belongs to another account, or the account is not authorized */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Rate limited: too many calls from this account, or too many failed authentications from this address */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    getDispute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dispute id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dispute */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        links: {
+                            /** Format: uri */
+                            self: string;
+                        };
+                        data: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Rate limited: too many calls from this account, or too many failed authentications from this address */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    submitDisputeEvidence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dispute id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeEvidenceRequest"];
+            };
+        };
+        responses: {
+            /** @description The dispute */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        links: {
+                            /** Format: uri */
+                            self: string;
+                        };
+                        data: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            /** @description Invalid request: every invalid field is listed with its pointer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Unprocessable: the request is valid but cannot be carried out */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Rate limited: too many calls from this account, or too many failed authentications from this address */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    acceptDispute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dispute id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dispute */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        links: {
+                            /** Format: uri */
+                            self: string;
+                        };
+                        data: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Unprocessable: the request is valid but cannot be carried out */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Rate limited: too many calls from this account, or too many failed authentications from this address */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: {
@@ -6468,7 +6946,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events of this type (400 invalid_event_type for an unknown one) */
-                type?: "payment.created" | "payment.authorized" | "payment.captured" | "payment.completed" | "payment.failed" | "payment.voided" | "payment.refunded" | "payment.partially_refunded" | "merchant.created" | "merchant.updated" | "merchant.status_changed" | "payout.created" | "payout.paid" | "payout.failed" | "webhook.test";
+                type?: "payment.created" | "payment.authorized" | "payment.captured" | "payment.completed" | "payment.failed" | "payment.voided" | "payment.refunded" | "payment.partially_refunded" | "merchant.created" | "merchant.updated" | "merchant.status_changed" | "payout.created" | "payout.paid" | "payout.failed" | "dispute.created" | "dispute.funds_withdrawn" | "dispute.updated" | "dispute.closed" | "dispute.funds_reinstated" | "webhook.test";
                 /** @description Only events of this resource */
                 resourceId?: string;
                 limit?: number;

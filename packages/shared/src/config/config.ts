@@ -148,6 +148,8 @@ export const configSchema = z.object({
   SETTLEMENT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   /** The least an automatic payout pays, in cents: a smaller (or negative) available balance is carried forward. */
   PAYOUT_MINIMUM: z.coerce.number().int().min(1).max(100_000_000).default(100),
+  /** What a chargeback costs the merchant besides the disputed amount, in cents; kept whatever the outcome. */
+  DISPUTE_FEE_CENTS: z.coerce.number().int().min(0).max(100_000).default(1500),
   /** How often the payout run looks for merchants due (it pays each merchant at most once a business day). */
   PAYOUT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   /** Merchants a payout run takes per transaction. */

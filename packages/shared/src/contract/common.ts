@@ -165,6 +165,10 @@ export const apiTags = [
     description:
       "Payouts of merchants' available balances to their bank accounts, by schedule or on demand, and what each carried",
   },
+  {
+    name: 'Disputes',
+    description: "Cardholders' disputes of card payments: the money they take back, evidence, and their outcome",
+  },
   { name: 'Reports', description: 'Settlement figures per merchant and day, as JSON or CSV' },
   {
     name: 'Balances',

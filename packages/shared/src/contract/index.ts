@@ -2,6 +2,7 @@ export * from './balances';
 export * from './checkout';
 export * from './common';
 export * from './customers';
+export * from './disputes';
 export * from './gateway';
 export * from './merchants';
 export * from './payments';
@@ -15,6 +16,7 @@ import type { RouteConfig } from '@hono/zod-openapi';
 import { balancesRoutes } from './balances';
 import { checkoutRoutes } from './checkout';
 import { customersRoutes } from './customers';
+import { disputesRoutes } from './disputes';
 import { gatewayRoutes } from './gateway';
 import { merchantsRoutes } from './merchants';
 import { paymentsRoutes } from './payments';
@@ -35,6 +37,7 @@ export const allRoutes: RouteConfig[] = [
   ...tokensRoutes,
   ...checkoutRoutes,
   ...customersRoutes,
+  ...disputesRoutes,
   ...webhooksRoutes,
   ...settlementRoutes,
 ];
@@ -51,6 +54,7 @@ export const serviceRoutes = {
     ...tokensRoutes,
     ...checkoutRoutes,
     ...customersRoutes,
+    ...disputesRoutes,
     ...webhooksRoutes,
   ],
   merchants: [...merchantsRoutes, ...balancesRoutes],

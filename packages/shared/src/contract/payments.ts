@@ -107,6 +107,14 @@ export const paymentAttributesResponseSchema = z.object({
     .enum(['authorization_expired', 'cancelled'])
     .optional()
     .openapi({ description: 'Why an authorization was voided: cancelled by a full refund, or lapsed' }),
+  disputed: z
+    .boolean()
+    .optional()
+    .openapi({ description: 'A card payment: whether its cardholder has disputed it (GET /disputes?paymentId=…)' }),
+  disputes: z
+    .array(z.string())
+    .optional()
+    .openapi({ description: 'A card payment: the ids of its disputes, oldest first', example: ['dp_…'] }),
 });
 
 export const paymentResourceSchema = resourceSchema('payments', paymentAttributesResponseSchema).openapi('Payment');

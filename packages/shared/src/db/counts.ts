@@ -1,4 +1,5 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from './client';
 import { type CountedList, listCounts } from './schema/counts';
 
@@ -24,4 +25,22 @@ export async function keptCount(
       ),
     );
   return Number(row?.total ?? 0);
+}
+
+/**
+ * A list's total: its kept count when `kept` names one, else a count of the rows `where` matches, for the filters no
+ * count is kept by (a date range, one record's rows: bounded by the filter, not by the history).
+ */
+export function listTotal(
+  db: DbOrTx,
+  table: PgTable,
+  where: SQL | undefined,
+  kept: { list: CountedList; scope: string; buckets?: string[] } | undefined,
+): Promise<number> {
+  if (kept) return keptCount(db, kept);
+  return db
+    .select({ total: count() })
+    .from(table)
+    .where(where)
+    .then(([counted]) => counted?.total ?? 0);
 }

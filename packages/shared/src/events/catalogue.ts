@@ -22,5 +22,11 @@ export const eventCatalogue: Record<EventType, string> = {
   'payout.created': 'a payout is made (automatic or `POST /payouts`)',
   'payout.paid': "a payout's deposit reached the bank",
   'payout.failed': 'the bank returned a payout',
+  'dispute.created': "a card payment's cardholder disputes it (an inquiry, or a chargeback)",
+  'dispute.funds_withdrawn':
+    "a chargeback takes the disputed amount and the dispute fee from the merchant's available balance",
+  'dispute.updated': 'evidence is saved or submitted (`previousStatus` `needs_response` once submitted)',
+  'dispute.closed': 'a dispute is won or lost: decided by the bank, accepted, or left unanswered past `dueBy`',
+  'dispute.funds_reinstated': "a won chargeback gives the disputed amount back to the merchant's available balance",
   'webhook.test': '`POST /webhooks/{id}/test` (sent to that endpoint only)',
 };

@@ -19,6 +19,11 @@ export const eventTypes = [
   'payout.created',
   'payout.paid',
   'payout.failed',
+  'dispute.created',
+  'dispute.funds_withdrawn',
+  'dispute.updated',
+  'dispute.closed',
+  'dispute.funds_reinstated',
   'webhook.test',
 ] as const;
 export type EventType = (typeof eventTypes)[number];

@@ -10,6 +10,7 @@ const recordKinds = {
   achFile: { code: 'ach_file', label: 'ACH file' },
   checkoutSession: { code: 'checkout_session', label: 'checkout session' },
   customer: { code: 'customer', label: 'customer' },
+  dispute: { code: 'dispute', label: 'dispute' },
   event: { code: 'event', label: 'event' },
   merchant: { code: 'merchant', label: 'merchant' },
   payment: { code: 'payment', label: 'payment' },

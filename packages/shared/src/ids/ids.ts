@@ -17,6 +17,7 @@ export const idPrefixes = {
   ledgerPosting: 'lp',
   balanceTransaction: 'txn',
   payout: 'po',
+  dispute: 'dp',
   request: 'req',
 } as const;
 

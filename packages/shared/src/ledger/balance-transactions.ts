@@ -48,6 +48,8 @@ const typeOf: Record<PostingKind, ((isRecordMerchant: boolean) => BalanceTransac
   payout: null,
   payout_deposit: () => 'payout',
   payout_failure: () => 'payout_failure',
+  dispute: () => 'dispute',
+  dispute_reversal: () => 'dispute_reversal',
 };
 
 /**
@@ -55,7 +57,7 @@ const typeOf: Record<PostingKind, ((isRecordMerchant: boolean) => BalanceTransac
  * are `available` at once, and whoever writes them turns the capture's rows `available` too (`net` zero together).
  */
 const REVERSALS: ReadonlySet<PostingKind> = new Set(['void', 'ach_return']);
-const CHARGES_FEES: ReadonlySet<PostingKind> = new Set(['capture', 'void', 'ach_return']);
+const CHARGES_FEES: ReadonlySet<PostingKind> = new Set(['capture', 'void', 'ach_return', 'dispute']);
 
 /**
  * The balance transactions of one balanced posting (docs/design.md, Balances): one per merchant whose pending +

@@ -136,6 +136,29 @@ export function payoutFailureLines(input: { merchantId: string; amount: number }
 }
 
 /**
+ * A chargeback: the disputed amount goes back to the card rail and the dispute fee to the operator, both out of the
+ * merchant's available balance at once, whatever it holds (it may go negative; payouts carry that forward).
+ */
+export function disputeWithdrawalLines(input: { merchantId: string; amount: number; fee: number }): LedgerLine[] {
+  assertCents('amount', input.amount);
+  assertCents('fee', input.fee);
+  return [
+    { ledgerAccount: ledgerAccounts.available(input.merchantId), amount: -(input.amount + input.fee) },
+    { ledgerAccount: ledgerAccounts.external('card'), amount: input.amount },
+    { ledgerAccount: ledgerAccounts.fees, amount: input.fee },
+  ];
+}
+
+/** A won chargeback: the card rail gives the disputed amount back to the merchant's available balance. */
+export function disputeReinstatementLines(input: { merchantId: string; amount: number }): LedgerLine[] {
+  assertCents('amount', input.amount);
+  return [
+    { ledgerAccount: ledgerAccounts.external('card'), amount: -input.amount },
+    { ledgerAccount: ledgerAccounts.available(input.merchantId), amount: input.amount },
+  ];
+}
+
+/**
  * Why a set of lines can't be posted, or null when it can: at least one line, every amount a safe integer,
  * every account a known ledger account, and a zero sum (added in BigInt, so no size of input overflows).
  */

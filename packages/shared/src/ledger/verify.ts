@@ -74,6 +74,8 @@ const COUNTED_ROWS = sql.raw(`
   union all select 'payouts', merchant_id, status, count(*) from payouts group by merchant_id, status
   union all select 'account_payouts', account_id, status, count(*) from payouts group by account_id, status
   union all select 'merchants', account_id, status, count(*) from merchants group by account_id, status
+  union all select 'disputes', merchant_id, status, count(*) from disputes group by merchant_id, status
+  union all select 'account_disputes', account_id, status, count(*) from disputes group by account_id, status
   union all select 'balance_transactions', merchant_id, type, count(*) from balance_transactions
     group by merchant_id, type
   union all select 'events', account_id, type, count(*) from events group by account_id, type

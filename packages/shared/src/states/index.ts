@@ -1,3 +1,4 @@
+export * from './dispute-states';
 export * from './merchant-states';
 export * from './payment-states';
 export * from './payout-states';

@@ -16,6 +16,10 @@ export const countedLists = {
   webhookDeliveries: 'webhook_deliveries',
   /** An account's merchants; bucket: status. */
   merchants: 'merchants',
+  /** An account's disputes; bucket: status. */
+  accountDisputes: 'account_disputes',
+  /** A merchant's disputes; bucket: status. */
+  merchantDisputes: 'disputes',
 } as const;
 export type CountedList = (typeof countedLists)[keyof typeof countedLists];
 

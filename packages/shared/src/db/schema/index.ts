@@ -5,6 +5,7 @@ export * from './checkout';
 export type { BillingAddress } from './columns';
 export * from './counts';
 export * from './customers';
+export * from './disputes';
 export * from './events';
 export * from './idempotency';
 export * from './ledger';

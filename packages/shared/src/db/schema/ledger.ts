@@ -16,6 +16,10 @@ export const postingKinds = [
   'payout_deposit',
   /** A deposit the bank returned: external:bank → the merchant's available balance. */
   'payout_failure',
+  /** A chargeback: the disputed amount back to the card rail and the dispute fee to the operator, from available. */
+  'dispute',
+  /** A won chargeback: the disputed amount back to the merchant's available balance (the fee is kept). */
+  'dispute_reversal',
 ] as const;
 export type PostingKind = (typeof postingKinds)[number];
 

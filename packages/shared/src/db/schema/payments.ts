@@ -23,6 +23,12 @@ export const paymentRequestTypes = [
 export type PaymentRequestType = (typeof paymentRequestTypes)[number];
 
 export type CardSnapshot = { brand: string; last4: string; expiry: string; holder: string };
+
+/**
+ * A dispute of a card payment as its row keeps it (the dispute's own row is the record): its id, and what it has
+ * taken back and not returned (a chargeback's amount until it is won; 0 for an inquiry), which refunds cannot take.
+ */
+export type DisputeMark = { id: string; withdrawn: number };
 /** ACH bank details as shown on retrieval; the full account number never lands here. */
 export type BankSnapshot = {
   bankName: string;
@@ -124,6 +130,8 @@ export const payments = pgTable(
     capturedAt: ts('captured_at'),
     /** Why a record was voided when no client asked (`authorization_expired`); null otherwise. */
     voidReason: text('void_reason').$type<'authorization_expired' | 'cancelled'>(),
+    /** A card payment's disputes, oldest first; null until its first (docs/design.md, Disputes). */
+    disputes: jsonb('disputes').$type<DisputeMark[]>(),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
   },

@@ -17,6 +17,8 @@ export const balanceTransactionTypes = [
   'ach_return',
   'payout',
   'payout_failure',
+  'dispute',
+  'dispute_reversal',
 ] as const;
 export type BalanceTransactionType = (typeof balanceTransactionTypes)[number];
 export type BalanceTransactionStatus = 'pending' | 'available';
