@@ -2,6 +2,7 @@ import { createServiceApp, type ServiceDeps } from '@pps/shared/http';
 import { registerEventRoutes, registerWebhookRoutes } from '@pps/webhooks';
 import { registerCheckoutRoutes } from './checkout/checkout.routes';
 import { registerCustomerRoutes } from './customers/customers.routes';
+import { registerDisputeRoutes } from './disputes/disputes.routes';
 import { paymentEngines } from './engines';
 import { registerPaymentRoutes } from './payments/payments.routes';
 import { registerPayoutRoutes } from './payouts/payouts.routes';
@@ -11,16 +12,17 @@ import { SandboxProcessor } from './sandbox/sandbox-processor';
 import { registerTokenRoutes } from './tokens/tokens.routes';
 
 /**
- * The payments service: `/payments*`, `/payouts*`, `/reports*`, `/tokens*`, `/checkout*`, `/customers*`, `/webhooks*`,
- * `/events*`.
+ * The payments service: `/payments*`, `/disputes*`, `/payouts*`, `/reports*`, `/tokens*`, `/checkout*`, `/customers*`,
+ * and the webhooks package's `/webhooks*`, `/events*`.
  */
 export function createPaymentsApp(deps: ServiceDeps & { processor?: Processor }) {
   const app = createServiceApp(deps, 'payments');
   registerTokenRoutes(app, deps);
   registerCheckoutRoutes(app, deps);
   registerCustomerRoutes(app, deps);
-  const processor = deps.processor ?? new SandboxProcessor({ latencyMs: deps.config.SANDBOX_LATENCY_MS });
+  const processor = deps.processor ?? new SandboxProcessor({ latencyMs: deps.config.SANDBOX_LATENCY_MS, db: deps.db });
   registerPaymentRoutes(app, deps, paymentEngines({ ...deps, processor }));
+  registerDisputeRoutes(app, deps, processor);
   registerPayoutRoutes(app, deps);
   registerReportRoutes(app, deps);
   registerWebhookRoutes(app, deps);

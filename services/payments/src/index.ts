@@ -1,5 +1,6 @@
 // What other services use of the payments service (import from `@pps/payments`); the HTTP app is `@pps/payments/app`.
 
+export { type DisputeRunResult, runDisputes } from './dispute-run/dispute-run';
 export { deleteExpiredIdempotencyKeys } from './idempotency/idempotency.repository';
 export { type RecoveryDeps, recoverPayments } from './new-payments/recover-payments';
 export { lapseAuthorizations, settlePayments, transitionPayment } from './payment-model/payment-transition';

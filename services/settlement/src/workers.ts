@@ -37,7 +37,7 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
   const jobDeps: JobDeps = {
     config: deps.config,
     db: deps.db,
-    processor: deps.processor ?? new SandboxProcessor({ latencyMs: deps.config.SANDBOX_LATENCY_MS }),
+    processor: deps.processor ?? new SandboxProcessor({ latencyMs: deps.config.SANDBOX_LATENCY_MS, db: deps.db }),
     cipher: deps.cipher ?? createDataCipher(deps.config),
     metrics: deps.metrics,
   };

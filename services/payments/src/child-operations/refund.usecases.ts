@@ -1,7 +1,13 @@
 import type { PaymentInputOf } from '@pps/shared/contract';
 import type { ServiceContext } from '@pps/shared/http';
 import { entriesForPayment, refundLines, reverseLines } from '@pps/shared/ledger';
-import { isParentRecord, refundFigures, statusAfterRefund, voidableUntil } from '../payment-model/refund-rules';
+import {
+  disputedAmount,
+  isParentRecord,
+  refundFigures,
+  statusAfterRefund,
+  voidableUntil,
+} from '../payment-model/refund-rules';
 import { captureErrors } from './captures.errors';
 import {
   assertAcceptsRefunds,
@@ -41,10 +47,18 @@ export async function refundPayment({
   assertSameCurrency(parent, input.transaction.currency);
   const amount = input.transaction.amount;
   const now = ctx.clock.now();
-  if (amount === parent.gross && voidableUntil(parent, children, now)) return voidPayment(ctx, locked, input, now);
+  const disputed = disputedAmount(parent);
+  if (amount === parent.gross && voidableUntil(parent, children, now)) {
+    if (parent.disputes?.length) throw refundErrors.disputed(parent.id, disputed);
+    return voidPayment(ctx, locked, input, now);
+  }
 
   const figures = refundFigures(parent, children);
-  if (amount > figures.refundable) throw refundErrors.refundExceeds(figures.refundable, "payment's refundable amount");
+  if (amount > figures.refundable) {
+    // What the refund asks for was taken back by a chargeback already: a 422 naming the dispute, not a 400.
+    if (disputed > 0 && amount <= figures.refundable + disputed) throw refundErrors.disputed(parent.id, disputed);
+    throw refundErrors.refundExceeds(figures.refundable, "payment's refundable amount");
+  }
   return recordChildOperation(ctx, locked, {
     record: {
       paymentType: 'refund',

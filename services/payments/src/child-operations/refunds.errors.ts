@@ -55,6 +55,17 @@ export const refundErrors = {
       detail: `amount exceeds the ${what}: at most ${refundable} cents can still be refunded`,
       pointer: childPointers.amount,
     }),
+  /** A refund or void of money a chargeback has already taken back (docs/design.md, Disputes). */
+  disputed: (id: string, disputed: number) =>
+    new ApiError({
+      status: 422,
+      code: 'payment_disputed',
+      detail:
+        disputed > 0
+          ? `Payment ${id} is disputed: ${disputed} cents were taken back by a chargeback and cannot be refunded`
+          : `Payment ${id} is disputed; it cannot be voided`,
+      pointer: childPointers.amount,
+    }),
   noSplit: (id: string) =>
     new ApiError({
       status: 422,

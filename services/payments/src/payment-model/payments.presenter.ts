@@ -120,6 +120,9 @@ export function paymentResource(payment: Payment, children: PaymentChild[], now:
         : {}),
       ...(payment.capturedAt ? { capturedAt: payment.capturedAt.toISOString() } : {}),
       ...(payment.voidReason ? { voidReason: payment.voidReason } : {}),
+      ...(payment.paymentType === 'card' && !payment.parentPaymentId
+        ? { disputed: (payment.disputes?.length ?? 0) > 0, disputes: (payment.disputes ?? []).map((mark) => mark.id) }
+        : {}),
     },
   };
 }

@@ -26,6 +26,10 @@ export function acceptsRefunds(payment: Payment): boolean {
   return payment.status === 'pending' || payment.status === 'completed' || payment.status === 'partial_refund';
 }
 
+/** What the payment's disputes have taken back and not returned (docs/design.md, Disputes): no refund takes it. */
+export const disputedAmount = (payment: Payment) =>
+  (payment.disputes ?? []).reduce((sum, mark) => sum + mark.withdrawn, 0);
+
 export type RefundFigures = {
   /** Σ refunds of the primary share (voids excluded: a void ends the payment). */
   refunded: number;
@@ -33,7 +37,10 @@ export type RefundFigures = {
   splitRefunded: number;
   /** Σ second splits moved away from the primary. */
   secondSplits: number;
-  /** What `refund` may still take: gross − the first split − refunds; second splits do not reduce it. */
+  /**
+   * What `refund` may still take: gross − the first split − refunds − what disputes took back; second splits do
+   * not reduce it.
+   */
   refundable: number;
   /** What `refundSplit` may still take: the first split − split refunds. */
   splitRefundable: number;
@@ -50,7 +57,7 @@ export function refundFigures(payment: Payment, children: PaymentChild[]): Refun
     refunded,
     splitRefunded,
     secondSplits,
-    refundable: open ? Math.max(0, payment.gross - (payment.splitAmount ?? 0) - refunded) : 0,
+    refundable: open ? Math.max(0, payment.gross - (payment.splitAmount ?? 0) - refunded - disputedAmount(payment)) : 0,
     splitRefundable: open && payment.splitAmount !== null ? Math.max(0, payment.splitAmount - splitRefunded) : 0,
     remainingNet: payment.net - secondSplits - refunded,
   };

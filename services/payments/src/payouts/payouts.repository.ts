@@ -2,14 +2,14 @@ import {
   countedLists,
   type DbOrTx,
   type Keyset,
-  keptCount,
   keysetPage,
   keysetRead,
+  listTotal,
   placeIn,
   schema,
   type Travel,
 } from '@pps/shared/db';
-import { and, asc, count, eq, gte, lt, ne, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, lt, ne, type SQL } from 'drizzle-orm';
 
 const { balanceTransactions, payouts, payoutSchedules } = schema;
 
@@ -89,13 +89,14 @@ export async function listPayoutRows(
       .orderBy(...read.orderBy)
       .limit(read.limit)
       .offset(filter.offset),
-    filter.startDate || filter.endDate || !scope
-      ? db
-          .select({ total: count() })
-          .from(payouts)
-          .where(where)
-          .then(([counted]) => counted?.total ?? 0)
-      : keptCount(db, { ...scope, buckets: filter.status ? [filter.status] : undefined }),
+    listTotal(
+      db,
+      payouts,
+      where,
+      filter.startDate || filter.endDate || !scope
+        ? undefined
+        : { ...scope, buckets: filter.status ? [filter.status] : undefined },
+    ),
   ]);
   return { ...keysetPage(rows, filter.limit, filter.keyset), total };
 }

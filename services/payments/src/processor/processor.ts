@@ -1,4 +1,5 @@
 import type { schema } from '@pps/shared/db';
+import type { DisputePhase, DisputeReason } from '@pps/shared/states';
 import type { PayoutReturn, ReturnedCredit } from '../payout-run/advance-payouts';
 
 /*
@@ -49,6 +50,24 @@ export type ProcessorAnswer = { rail: 'card'; authorization: CardAuthorization }
 /** The ACH return an entry gets when it settles (NACHA return reason codes). */
 export type AchReturn = { code: 'R01' | 'R02' | 'R03' | 'R04'; message: string };
 
+/** A dispute as the card network reports it: once per network dispute (`networkId`), about one of our payments. */
+export type NetworkDispute = {
+  networkId: string;
+  paymentId: string;
+  /** Integer cents: what the cardholder disputes (at most what is left of the payment after refunds). */
+  amount: number;
+  currency: string;
+  reason: DisputeReason;
+  networkReasonCode: string;
+  phase: DisputePhase;
+  openedAt: Date;
+  /** Evidence is taken until then. */
+  dueBy: Date;
+};
+
+/** The bank's answer to a dispute's evidence, and when it gives it. */
+export type DisputeDecision = { outcome: 'won' | 'lost'; decidedAt: Date };
+
 /** A card network and ACH operator; the sandbox stands in for one unless a real connector is passed. */
 export interface Processor {
   authorizeCard(request: CardAuthorizationRequest): Promise<CardAuthorization>;
@@ -66,6 +85,17 @@ export interface Processor {
    * arrived, else the return's NACHA code and message. The clear account number: never logged.
    */
   payoutReturns(credits: { traceNumber: string; accountNumber: string }[]): ReturnedCredit[];
+  /**
+   * The disputes the network has opened by `now` (for one account, or every one), reported again until they are
+   * stored: the dispute run stores each once, by its `networkId`.
+   */
+  disputes(query: { accountId?: string; now: Date }): Promise<NetworkDispute[]>;
+  /** Sends a dispute's evidence to the bank; its answer comes back on `decidedAt`. */
+  submitDisputeEvidence(input: {
+    networkId: string;
+    evidence: schema.DisputeEvidence;
+    submittedAt: Date;
+  }): Promise<DisputeDecision>;
 }
 
 /** A payout's credit the merchant's bank returned (NACHA return reason code): the payout run's own type. */

@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Db, schema } from '@pps/shared/db';
 import type {
   AchDebitRequest,
   AchOutcome,
@@ -7,6 +8,8 @@ import type {
   AvsResult,
   CardAuthorization,
   CardAuthorizationRequest,
+  DisputeDecision,
+  NetworkDispute,
   PayoutReturn,
   Processor,
   ProcessorAnswer,
@@ -14,6 +17,7 @@ import type {
 } from '../processor/processor';
 import { cardBrandOf, isCardExpired, luhnValid, normalizeCardNumber } from '../tokens/card';
 import type { BillingAddress } from '../tokens/tokens.repository';
+import { SandboxDisputes } from './sandbox-disputes';
 
 /** The sandbox account whose debits are refused at creation for insufficient funds (docs/design.md). */
 export const SANDBOX_ACH_INSUFFICIENT_FUNDS_ACCOUNT = '9876543';
@@ -83,19 +87,38 @@ const REMEMBERED = 100_000;
  * Every card or ACH answer waits `latencyMs` (SANDBOX_LATENCY_MS; a timer, the event loop is free meanwhile), and is
  * remembered by payment id for `lookup`, in this process's memory: another process's sandbox (settlement's
  * recovery) knows none of them, and a restart forgets them. A real acquirer answers `lookup` from its own records.
+ * Its disputes (`sandbox-disputes.ts`) are kept in the database it is given, so every process's sandbox sees them;
+ * without one it opens none.
  */
 export class SandboxProcessor implements Processor {
   private readonly latencyMs: number;
   private readonly answers = new Map<string, ProcessorAnswer>();
+  private readonly network: SandboxDisputes;
 
-  constructor(options: { latencyMs?: number } = {}) {
+  constructor(options: { latencyMs?: number; db?: Db } = {}) {
     this.latencyMs = options.latencyMs ?? 0;
+    this.network = new SandboxDisputes(options.db);
   }
 
   async authorizeCard(request: CardAuthorizationRequest): Promise<CardAuthorization> {
     const authorization = this.decideCard(request);
+    if (authorization.approved) {
+      await this.network.noteApproval(request.paymentId, normalizeCardNumber(request.card.number), request.now);
+    }
     await this.answer(request.paymentId, { rail: 'card', authorization });
     return authorization;
+  }
+
+  disputes(query: { accountId?: string; now: Date }): Promise<NetworkDispute[]> {
+    return this.network.report(query);
+  }
+
+  async submitDisputeEvidence(input: {
+    networkId: string;
+    evidence: schema.DisputeEvidence;
+    submittedAt: Date;
+  }): Promise<DisputeDecision> {
+    return this.network.decide(input);
   }
 
   async debitAch(request: AchDebitRequest): Promise<AchOutcome> {

@@ -36,6 +36,7 @@ export const payment = (overrides: Partial<Payment> = {}): Payment => ({
   achFileId: null,
   traceNumber: null,
   miscData: null,
+  disputes: null,
   settleAt: null,
   settledAt: null,
   voidedAt: null,

@@ -1,4 +1,4 @@
-import { runPayouts } from '@pps/payments';
+import { runDisputes, runPayouts } from '@pps/payments';
 import { runSettlementPass } from '../settlement/pass';
 import type { JobInput } from './job-handler';
 
@@ -16,6 +16,14 @@ export async function settleScope({ deps, payload, log, signal }: ScopeJob): Pro
   deps.metrics?.settlementRecords.inc({ outcome: 'settled' }, result.settled);
   deps.metrics?.settlementRecords.inc({ outcome: 'returned' }, result.returned);
   deps.metrics?.settlementRecords.inc({ outcome: 'authorization_expired' }, result.expired);
+}
+
+/** The disputes of the job's scope: the network's new ones stored, the due ones lost or decided (`runDisputes`). */
+export async function disputeScope({ deps, payload, log, signal }: ScopeJob): Promise<void> {
+  await runDisputes(
+    { db: deps.db, config: deps.config, processor: deps.processor, log },
+    { now: new Date(), accountId: payload.accountId, signal },
+  );
 }
 
 /** The payouts of the job's scope, made, filed and advanced (`runPayouts`), counted by status. */
