@@ -17,9 +17,11 @@ import { type ApiResponse, type Credentials, createTestStack, expectError, type 
 import { waitFor } from '../wait';
 
 /**
- * Random sequences of operations over a few merchants (card captures, some with a split; partial and full refunds,
- * which are voids inside the void window; split refunds; second splits; ACH debits, some returned by the bank;
- * settlement by the account's sandbox clock; manual payouts, whole or partial), some sent together, and after every
+ * Random sequences of operations over a few merchants (card captures, some with a split, some with the sandbox's
+ * dispute cards; partial and full refunds, which are voids inside the void window; split refunds; second splits;
+ * ACH debits, some returned by the bank; settlement by the account's sandbox clock, which also opens, expires and
+ * decides disputes; evidence, submitted to win or lose, and acceptances; manual payouts, whole or partial), some
+ * sent together, and after every
  * batch, for every merchant: Σ net of its balance transactions is its pending + available + in-transit ledger
  * balance (the balance GET answers); Σ net of its `available` rows no payout carried, plus what its last payout
  * carried forward, is its available balance; every kept balance is the sum of its ledger entries and every kept list
@@ -39,11 +41,19 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-type Run = { creds: Credentials; primary: string; splitPartner: string; third: string; tokenId: string };
+type Run = {
+  creds: Credentials;
+  primary: string;
+  splitPartner: string;
+  third: string;
+  /** An ordinary card, and the sandbox's two dispute cards (a chargeback, an inquiry, the day after settling). */
+  tokens: Record<Card, string>;
+};
+type Card = 'visa' | 'chargeback' | 'inquiry';
 
 async function newRun(): Promise<Run> {
   const creds = await stack.createAccount('Balances Property');
-  const [primary, splitPartner, third, tokenId] = await Promise.all([
+  const [primary, splitPartner, third, visa, chargeback, inquiry] = await Promise.all([
     createMerchant(stack, creds, { accountName: 'Primary' }),
     // Its bank returns every deposit (R01): the payout run's failures book payout_failure rows.
     createMerchant(stack, creds, {
@@ -52,9 +62,11 @@ async function newRun(): Promise<Run> {
     }),
     createMerchant(stack, creds, { accountName: 'Second split partner' }),
     createCardToken(stack, creds),
+    createCardToken(stack, creds, '4000000000000259'),
+    createCardToken(stack, creds, '4000000000001976'),
   ]);
   await setMerchantFeatures(stack, primary, { secondSplit: true });
-  return { creds, primary, splitPartner, third, tokenId };
+  return { creds, primary, splitPartner, third, tokens: { visa, chargeback, inquiry } };
 }
 
 /** What a step knows: the run, and the parent payments made so far (targets of refunds and splits). */
@@ -165,19 +177,26 @@ const refundErrors: [number, string][] = [
   [422, 'payment_not_refundable'],
   [422, 'already_refunded'],
   [422, 'ach_not_settled'],
+  [422, 'payment_disputed'],
 ];
+
+/** The account's disputes, newest first (the sandbox opens them as the clock passes a day after settlement). */
+const disputesOf = async (state: State): Promise<{ id: string }[]> =>
+  (await stack.call('GET', '/disputes?limit=100', { as: state.run.creds })).body.data;
 
 const operations = {
   capture: {
     arbitrary: fc.record({
       amount: fc.integer({ min: 50, max: 5000 }),
       splitPermille: fc.option(fc.integer({ min: 1, max: 1000 }), { nil: null }),
+      card: fc.constantFrom<Card>('visa', 'visa', 'chargeback', 'inquiry'),
     }),
     weight: 4,
     makesParent: true,
     allowed: [],
-    run: (state, { amount, splitPermille }) => {
-      const { primary: merchantId, tokenId, splitPartner } = state.run;
+    run: (state, { amount, splitPermille, card }) => {
+      const { primary: merchantId, splitPartner } = state.run;
+      const tokenId = state.run.tokens[card];
       const requestId = newRequestId();
       if (splitPermille === null)
         return pay(state, tokenv3Body({ merchantId, tokenId, amount: String(amount), requestId }));
@@ -194,7 +213,7 @@ const operations = {
         }),
       );
     },
-  } satisfies Operation<{ amount: number; splitPermille: number | null }>,
+  } satisfies Operation<{ amount: number; splitPermille: number | null; card: Card }>,
   ach: {
     // 5501–5504: the sandbox bank returns the debit at settlement (R01–R04); other amounts settle.
     arbitrary: fc.oneof(fc.integer({ min: 5501, max: 5504 }), fc.integer({ min: 100, max: 5000 })),
@@ -264,11 +283,42 @@ const operations = {
       return stack.call('POST', '/payouts', { as: state.run.creds, body });
     },
   } satisfies Operation<{ merchant: number; permille: number | null }>,
+  evidence: {
+    // Evidence for one of the account's disputes: saved, or submitted to win or lose when the bank answers.
+    arbitrary: fc.record({
+      target,
+      words: fc.constantFrom('winning_evidence', 'losing_evidence', 'a letter'),
+      submit: fc.boolean(),
+    }),
+    weight: 3,
+    allowed: [[422, 'dispute_not_open']],
+    run: async (state, { target, words, submit }) => {
+      const disputes = await disputesOf(state);
+      if (disputes.length === 0) return stack.call('GET', '/disputes', { as: state.run.creds });
+      const id = disputes[target % disputes.length]!.id;
+      const body = { data: { type: 'disputes', attributes: { evidence: { uncategorizedText: words }, submit } } };
+      return stack.call('POST', `/disputes/${id}/evidence`, { as: state.run.creds, body });
+    },
+  } satisfies Operation<{ target: number; words: string; submit: boolean }>,
+  acceptDispute: {
+    arbitrary: target,
+    weight: 1,
+    allowed: [[422, 'dispute_not_open']],
+    run: async (state, target) => {
+      const disputes = await disputesOf(state);
+      if (disputes.length === 0) return stack.call('GET', '/disputes', { as: state.run.creds });
+      return stack.call('POST', `/disputes/${disputes[target % disputes.length]!.id}/accept`, { as: state.run.creds });
+    },
+  } satisfies Operation<number>,
   // payoutFailure joins here once the payout run files and returns deposits (a bank account ending 5501).
   settle: {
-    // Past the void window, and 1–4 days on: cards settle after one business day, ACH after three.
-    arbitrary: fc.integer({ min: 1, max: 4 }),
-    weight: 2,
+    // Past the void window, and 1–4 days on: cards settle after one business day, ACH after three; now and then
+    // 10 days, past a dispute's dueBy (7 business days), so unanswered disputes are lost.
+    arbitrary: fc.oneof(
+      { arbitrary: fc.integer({ min: 1, max: 4 }), weight: 4 },
+      { arbitrary: fc.constant(10), weight: 1 },
+    ),
+    weight: 3,
     allowed: [],
     run: (state, days) => settle(state.run, days),
   } satisfies Operation<number>,
@@ -277,7 +327,8 @@ const operations = {
 type OperationName = keyof typeof operations;
 type Step = { [K in OperationName]: { kind: K; command: Parameters<(typeof operations)[K]['run']>[1] } }[OperationName];
 
-const needsParent = (kind: OperationName) => !['capture', 'ach', 'settle', 'payout'].includes(kind);
+const needsParent = (kind: OperationName) =>
+  !['capture', 'ach', 'settle', 'payout', 'evidence', 'acceptDispute'].includes(kind);
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   ...(Object.entries(operations) as [OperationName, Operation<unknown>][]).map(([kind, operation]) => ({
@@ -287,7 +338,8 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 );
 /**
  * Batches of steps, run one after the other; the steps of a batch are sent together (a refund racing the settlement
- * pass its clock move starts, two refunds of one parent). A few payments come first, so most steps have a target.
+ * pass its clock move starts, two refunds of one parent). A few payments come first, one of them with the chargeback
+ * card, so most steps have a target and most histories a dispute once the clock has moved.
  */
 const history: fc.Arbitrary<Step[][]> = fc
   .tuple(
@@ -298,9 +350,12 @@ const history: fc.Arbitrary<Step[][]> = fc
       ),
       { minLength: 1, maxLength: 3 },
     ),
-    fc.array(fc.array(step, { minLength: 1, maxLength: 3 }), { minLength: 4, maxLength: 12 }),
+    fc.array(fc.array(step, { minLength: 1, maxLength: 3 }), { minLength: 4, maxLength: 14 }),
+    operations.capture.arbitrary.map(
+      (command) => ({ kind: 'capture', command: { ...command, card: 'chargeback' } }) as Step,
+    ),
   )
-  .map(([first, batches]) => [first, ...batches]);
+  .map(([first, batches, disputed]) => [[...first, disputed], ...batches]);
 
 /** 2xx, or an error the operation may answer with; never a 5xx. */
 function expectOutcome(kind: OperationName, response: ApiResponse, context: string): void {
@@ -367,6 +422,26 @@ async function checkBalances(run: Run, context: string): Promise<void> {
       where coalesce(said.pending, 0) <> coalesce(held.pending, 0)`,
   ]);
   expect(families, `pending rows per payment = its pending ledger entries: ${context}`).toEqual([]);
+  // Nothing charged back twice: one dispute per payment, one withdrawal per chargeback, one reinstatement per won
+  // one, none for an inquiry; and what each payment row says its disputes took is what they took.
+  const disputes = await stack.sql`
+    select d.id, d.payment_id, d.phase, d.status, d.amount, d.withdrawn,
+      (select count(distinct posting_id) from ledger_entries e where e.payment_id = d.id and e.kind = 'dispute')::int
+        as withdrawals,
+      (select count(distinct posting_id) from ledger_entries e
+        where e.payment_id = d.id and e.kind = 'dispute_reversal')::int as reinstatements,
+      (select (mark->>'withdrawn')::bigint from payments p, jsonb_array_elements(p.disputes) as mark
+        where p.id = d.payment_id and mark->>'id' = d.id) as marked
+    from disputes d where d.account_id = ${run.creds.accountId}`;
+  expect(new Set(disputes.map((d) => d.payment_id)).size, context).toBe(disputes.length);
+  for (const d of disputes) {
+    const chargeback = d.phase === 'chargeback';
+    const where = `${context}; dispute ${JSON.stringify(d)}`;
+    expect(d.withdrawals, where).toBe(chargeback ? 1 : 0);
+    expect(d.reinstatements, where).toBe(chargeback && d.status === 'won' ? 1 : 0);
+    const withdrawn = chargeback && d.status !== 'won' ? Number(d.amount) : 0;
+    expect([Number(d.withdrawn), Number(d.marked)], where).toEqual([withdrawn, withdrawn]);
+  }
   // Every kept balance (merchants', `operator:fees`, `external:*`) is the sum of its entries, and every kept list
   // total the count of its rows, whatever ran at once: the balance GET below reads the kept ones.
   expect((await verifyKeptFigures(stack.db)).differences, context).toEqual([]);

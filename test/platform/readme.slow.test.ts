@@ -40,14 +40,15 @@ function shBlocks(file: string, name: string, atLeast: number): string {
 }
 
 /**
- * README's worked example, then the API guide's "Getting paid" and its authorize-then-capture example, which go on in
- * the same shell.
+ * README's worked example, then the API guide's "Getting paid", its authorize-then-capture example and its dispute,
+ * which go on in the same shell.
  */
 const workedExample = () =>
   [
     shBlocks('README.md', 'worked-example', 3),
     shBlocks('docs/api.md', 'getting-paid', 1),
     shBlocks('docs/api.md', 'authorize-capture', 1),
+    shBlocks('docs/api.md', 'disputes', 1),
   ].join('\n');
 
 function bash(script: string, env: Record<string, string | undefined>) {
@@ -107,7 +108,7 @@ describe("README's worked example", () => {
       context,
     ).toEqual([]);
     const created = calls.filter((call) => call.method === 'POST' && call.path !== '/sandbox/clock');
-    expect(created.map((call) => `${call.status} ${call.path}`)).toEqual([
+    expect(created.map((call) => `${call.status} ${call.path.replace(/\/dp_\w+/, '/{id}')}`)).toEqual([
       '201 /auth/key',
       '201 /auth/token',
       '201 /merchants',
@@ -124,6 +125,10 @@ describe("README's worked example", () => {
       // docs/api.md, Authorize now, capture later
       '201 /payments', // the authorization
       '201 /payments', // its capture
+      // docs/api.md, Disputes
+      '201 /tokens',
+      '201 /payments', // paid with the chargeback card
+      '200 /disputes/{id}/evidence',
     ]);
 
     // The outputs README promises, in its order (jq prints one document after another).
@@ -169,6 +174,13 @@ describe("README's worked example", () => {
     expect(out).toMatch(
       /^\{"status":"pending","capturedAt":"[\d-]+T[\d:.]+Z","transaction":\{"amount":"6000","grossMinusNet":"204","net":"5796"\}\}$/m,
     );
+
+    // Disputes: opened by the clock, the money and the fee taken back, evidence submitted, won, the money back.
+    expect(out).toContain('{"status":"needs_response","phase":"chargeback","reason":"fraudulent","amount":"8000"}');
+    expect(out).toContain('{"type":"dispute","amount":"-8000","fee":"1500","net":"-9500"}');
+    expect(out).toMatch(/^under_review$/m);
+    expect(out).toMatch(/^won$/m);
+    expect(out).toContain('{"type":"dispute_reversal","amount":"8000","fee":"0","net":"8000"}');
   }, 120_000);
 
   it('pasted a second time on the same account, stops at the first API error and prints it, not null', async () => {
