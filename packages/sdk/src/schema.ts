@@ -1412,16 +1412,19 @@ export interface components {
             attributes: {
                 merchantId: string;
                 /**
-                 * @description Integer cents
-                 * @example 1000
+                 * @description Cents paid to the bank account; negative for the debit of a balance that stayed negative
+                 * @example -500
                  */
                 amount: string;
                 /** @example USD */
                 currency: string;
                 /** @enum {string} */
                 status: "pending" | "paid" | "failed";
-                /** @enum {string} */
-                method: "automatic" | "manual";
+                /**
+                 * @description automatic (the schedule), manual (POST /payouts), or negative_balance_debit: an ACH debit of the bank account for an available balance negative NEGATIVE_BALANCE_DEBIT_DAYS business days
+                 * @enum {string}
+                 */
+                method: "automatic" | "manual" | "negative_balance_debit";
                 /**
                  * Format: date
                  * @description The business day the deposit is due (Pacific)
@@ -1492,8 +1495,8 @@ export interface components {
                 payoutId: string;
                 merchantId: string;
                 /**
-                 * @description Integer cents
-                 * @example 1000
+                 * @description Integer cents, negative when money left the balance
+                 * @example -500
                  */
                 amount: string;
                 currency: string;
@@ -1526,7 +1529,7 @@ export interface components {
             /** @description null on the two carried-forward rows */
             balanceTransactionId: string | null;
             /** @enum {string} */
-            type: "payment" | "refund" | "void" | "split" | "split_refund" | "second_split" | "ach_return" | "payout" | "payout_failure" | "dispute" | "dispute_reversal" | "brought_forward" | "carried_forward";
+            type: "payment" | "refund" | "void" | "split" | "split_refund" | "second_split" | "ach_return" | "payout" | "payout_failure" | "dispute" | "dispute_reversal" | "negative_balance_debit" | "brought_forward" | "carried_forward";
             /** @description The payment, refund, split or payout record that moved the money */
             sourceId: string | null;
             /**
@@ -2093,7 +2096,7 @@ export interface components {
             id: string;
             attributes: {
                 /** @enum {string} */
-                type: "payment" | "refund" | "void" | "split" | "split_refund" | "second_split" | "ach_return" | "payout" | "payout_failure" | "dispute" | "dispute_reversal";
+                type: "payment" | "refund" | "void" | "split" | "split_refund" | "second_split" | "ach_return" | "payout" | "payout_failure" | "dispute" | "dispute_reversal" | "negative_balance_debit";
                 /**
                  * @description net + fee
                  * @example -500
@@ -5071,7 +5074,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only balance transactions of this type */
-                type?: "payment" | "refund" | "void" | "split" | "split_refund" | "second_split" | "ach_return" | "payout" | "payout_failure" | "dispute" | "dispute_reversal";
+                type?: "payment" | "refund" | "void" | "split" | "split_refund" | "second_split" | "ach_return" | "payout" | "payout_failure" | "dispute" | "dispute_reversal" | "negative_balance_debit";
                 /** @description Only those this payout carries (or is) */
                 payoutId?: string;
                 /** @description Created at or after (inclusive) */

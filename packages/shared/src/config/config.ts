@@ -148,6 +148,11 @@ export const configSchema = z.object({
   SETTLEMENT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   /** The least an automatic payout pays, in cents: a smaller (or negative) available balance is carried forward. */
   PAYOUT_MINIMUM: z.coerce.number().int().min(1).max(100_000_000).default(100),
+  /**
+   * Business days a merchant's available balance may stay below zero before the payout run debits its bank account
+   * for it (an ACH debit in the day's NACHA file).
+   */
+  NEGATIVE_BALANCE_DEBIT_DAYS: z.coerce.number().int().min(1).max(60).default(5),
   /** What a chargeback costs the merchant besides the disputed amount, in cents; kept whatever the outcome. */
   DISPUTE_FEE_CENTS: z.coerce.number().int().min(0).max(100_000).default(1500),
   /** How often the payout run looks for merchants due (it pays each merchant at most once a business day). */

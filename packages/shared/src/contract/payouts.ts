@@ -1,13 +1,12 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { configSchema } from '../config/config';
-import { balanceTransactionTypes, payoutStatuses } from '../db/schema/payouts';
+import { balanceTransactionTypes, payoutMethods, payoutStatuses } from '../db/schema/payouts';
 import { listQuery } from '../http/pagination';
 import { type AmountBounds, amountString } from '../money';
 import {
   authenticated,
   authenticatedBodyErrors,
   authenticatedErrors,
-  centsString,
   idParam,
   isoTimestamp,
   jsonBody,
@@ -50,10 +49,16 @@ export type CreatePayoutBody = z.output<ReturnType<typeof createPayoutBodySchema
 // ── responses ──────────────────────────────────────────────────────────────────
 export const payoutAttributesSchema = z.object({
   merchantId: z.string(),
-  amount: centsString,
+  amount: signedCentsString.openapi({
+    description: 'Cents paid to the bank account; negative for the debit of a balance that stayed negative',
+  }),
   currency: z.string().openapi({ example: 'USD' }),
   status: z.enum(payoutStatuses),
-  method: z.enum(['automatic', 'manual']),
+  method: z.enum(payoutMethods).openapi({
+    description:
+      'automatic (the schedule), manual (POST /payouts), or negative_balance_debit: an ACH debit of the bank ' +
+      'account for an available balance negative NEGATIVE_BALANCE_DEBIT_DAYS business days',
+  }),
   arrivalDate: z
     .string()
     .openapi({ format: 'date', example: '2026-11-24', description: 'The business day the deposit is due (Pacific)' }),
@@ -94,7 +99,7 @@ export const payoutReconciliationSchema = resourceSchema(
   z.object({
     payoutId: z.string(),
     merchantId: z.string(),
-    amount: centsString,
+    amount: signedCentsString,
     currency: z.string(),
     status: z.enum(payoutStatuses),
     items: z.array(reconciliationItem).openapi({

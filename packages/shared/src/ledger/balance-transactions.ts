@@ -50,6 +50,7 @@ const typeOf: Record<PostingKind, ((isRecordMerchant: boolean) => BalanceTransac
   payout_failure: () => 'payout_failure',
   dispute: () => 'dispute',
   dispute_reversal: () => 'dispute_reversal',
+  negative_balance_debit: () => 'negative_balance_debit',
 };
 
 /**
@@ -57,6 +58,8 @@ const typeOf: Record<PostingKind, ((isRecordMerchant: boolean) => BalanceTransac
  * are `available` at once, and whoever writes them turns the capture's rows `available` too (`net` zero together).
  */
 const REVERSALS: ReadonlySet<PostingKind> = new Set(['void', 'ach_return']);
+/** A payout's own row (its deposit, or a debit's arrival): its payout accounts for it, so no later one carries it. */
+const CARRIED_BY_ITSELF: ReadonlySet<PostingKind> = new Set(['payout_deposit', 'negative_balance_debit']);
 const CHARGES_FEES: ReadonlySet<PostingKind> = new Set(['capture', 'void', 'ach_return', 'dispute']);
 
 /**
@@ -94,7 +97,7 @@ export function balanceTransactionsOf(posting: PostingOf): BalanceTransactionRow
       net,
       status: stillPending ? 'pending' : 'available',
       availableOn: stillPending ? (posting.availableOn ?? posting.now) : posting.now,
-      payoutId: posting.kind === 'payout_deposit' ? posting.paymentId : null,
+      payoutId: CARRIED_BY_ITSELF.has(posting.kind) ? posting.paymentId : null,
     });
   }
   return rows;

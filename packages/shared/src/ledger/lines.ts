@@ -108,27 +108,42 @@ export function settlementLines(input: { merchantId: string; amount: number }): 
   ];
 }
 
-/** A payout made: the merchant's available balance goes in transit to its bank. */
+function assertPayoutAmount(value: number): void {
+  if (!Number.isSafeInteger(value) || value === 0) throw new RangeError('amount must be non-zero integer cents');
+}
+
+/*
+ * A payout's three postings take its signed amount: positive for a credit to the merchant's bank, negative for the
+ * debit of a balance that stayed negative, whose money moves the other way through the same accounts.
+ */
+
+/**
+ * A payout made: the merchant's available balance goes in transit to its bank; a debit's amount comes into available
+ * at once, in transit from the bank.
+ */
 export function payoutLines(input: { merchantId: string; amount: number }): LedgerLine[] {
-  assertCents('amount', input.amount);
+  assertPayoutAmount(input.amount);
   return [
     { ledgerAccount: ledgerAccounts.available(input.merchantId), amount: -input.amount },
     { ledgerAccount: ledgerAccounts.inTransit(input.merchantId), amount: input.amount },
   ];
 }
 
-/** A payout's deposit reached the merchant's bank: the money leaves the platform. */
+/** A payout's deposit reached the merchant's bank: the money leaves the platform (a debit's arrives from it). */
 export function payoutDepositLines(input: { merchantId: string; amount: number }): LedgerLine[] {
-  assertCents('amount', input.amount);
+  assertPayoutAmount(input.amount);
   return [
     { ledgerAccount: ledgerAccounts.inTransit(input.merchantId), amount: -input.amount },
     { ledgerAccount: ledgerAccounts.bank, amount: input.amount },
   ];
 }
 
-/** The bank returned a payout's deposit: the money is back in the merchant's available balance. */
+/**
+ * The bank returned a payout's deposit: the money is back in the merchant's available balance (a returned debit's
+ * leaves it again: the balance is as negative as before).
+ */
 export function payoutFailureLines(input: { merchantId: string; amount: number }): LedgerLine[] {
-  assertCents('amount', input.amount);
+  assertPayoutAmount(input.amount);
   return [
     { ledgerAccount: ledgerAccounts.bank, amount: -input.amount },
     { ledgerAccount: ledgerAccounts.available(input.merchantId), amount: input.amount },

@@ -85,7 +85,9 @@ export async function advancePayouts(
       merchantId: payout.merchantId,
       now: input.now,
     };
-    postings.push({ ...posting, kind: 'payout_deposit', lines: payoutDepositLines(money) });
+    // A debit's money arriving from the bank is the merchant's `negative_balance_debit` balance transaction.
+    const kind = payout.amount < 0 ? 'negative_balance_debit' : 'payout_deposit';
+    postings.push({ ...posting, kind, lines: payoutDepositLines(money) });
     if (payout.status === 'failed')
       postings.push({ ...posting, kind: 'payout_failure', lines: payoutFailureLines(money) });
   }

@@ -17,7 +17,7 @@ export type PayoutRequest = {
   merchantId: string;
   /** The account's clock: the payout's `createdAt`, and the day its arrival date counts from. */
   now: Date;
-  method: 'automatic' | 'manual';
+  method: schema.PayoutMethod;
   /** A manual payout's amount in cents; without it the whole available balance is paid. */
   amount?: number;
   /**
@@ -28,7 +28,7 @@ export type PayoutRequest = {
   requestId?: string | null;
 };
 
-export type PayoutSkipReason = 'below_minimum' | 'insufficient_available_balance' | 'no_bank_account';
+export type PayoutSkipReason = 'below_minimum' | 'insufficient_available_balance' | 'no_bank_account' | 'not_negative';
 
 export type PayoutOutcome =
   | { merchantId: string; created: true; payout: Payout }
@@ -137,9 +137,13 @@ export async function planPayouts(
         ? amount < options.minimum
           ? 'below_minimum'
           : null
-        : amount <= 0 || amount > available
-          ? 'insufficient_available_balance'
-          : null;
+        : request.method === 'negative_balance_debit'
+          ? amount >= 0
+            ? 'not_negative'
+            : null
+          : amount <= 0 || amount > available
+            ? 'insufficient_available_balance'
+            : null;
     if (reason || !bank) {
       outcomes.push({ merchantId, created: false, reason: reason ?? 'no_bank_account', available });
       continue;

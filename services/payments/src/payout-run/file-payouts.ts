@@ -13,7 +13,7 @@ export type FiledPayouts = { fileId: string; payouts: number; amount: number; by
 
 /**
  * Files up to `limit` pending payouts of the scope that no ACH file carries yet (manual payouts: the run files its
- * own as it makes them) into ONE NACHA file (`fileCredits`), in the caller's transaction; each payout gets the
+ * own as it makes them) into ONE NACHA file (`fileTransfers`), in the caller's transaction; each payout gets the
  * file's id and its entry's trace number. `FOR UPDATE SKIP LOCKED` and a write conditional on `ach_file_id`
  * being null: two runs never file a payout twice. Null when nothing was left to file.
  */
@@ -31,7 +31,7 @@ export async function filePayouts(
     .limit(input.limit)
     .for('update', { of: payouts, skipLocked: true });
   if (rows.length === 0) return null;
-  const { file, traceNumbers } = await fileCredits(tx, deps, rows, input.now);
+  const { file, traceNumbers } = await fileTransfers(tx, deps, rows, input.now);
   const payoutIds = [...traceNumbers.keys()];
   // An update from a set of (payout, trace number) pairs: the query builder has no UPDATE … FROM unnest.
   const filed = await tx.execute<{ id: string }>(sql`
@@ -47,12 +47,13 @@ export async function filePayouts(
 }
 
 /**
- * Writes ONE NACHA file of credits for these payouts (docs/design.md, Payouts), in the caller's transaction: a
- * credit per payout to the bank account version it was made with (PPD for a personal account, CCD for a business
- * one; 22 checking, 32 savings), one NACHA batch per SEC code and arrival date (the effective entry date), `PAYOUT`
- * as the entry description. Returns the stored file and each payout's trace number (by payout id).
+ * Writes ONE NACHA file for these payouts (docs/design.md, Payouts), in the caller's transaction: a credit per
+ * payout to the bank account version it was made with (PPD for a personal account, CCD for a business one; 22
+ * checking, 32 savings), or for a negative balance's debit (a negative amount) a debit of it (27 checking, 37
+ * savings); one NACHA batch per SEC code, arrival date (the effective entry date) and direction, `PAYOUT` or
+ * `NEGBALANCE` as the entry description. Returns the stored file and each payout's trace number (by payout id).
  */
-export async function fileCredits(
+export async function fileTransfers(
   tx: DbOrTx,
   deps: AchFileDeps,
   credits: { payout: Payout; bank: MerchantBankAccount }[],
@@ -61,7 +62,8 @@ export async function fileCredits(
   const batches = new Map<string, { batch: NachaBatch; payoutIds: string[] }>();
   for (const { payout, bank } of credits) {
     const secCode = bank.accountOwnership === 'business' ? 'CCD' : 'PPD';
-    const key = `${secCode}|${payout.arrivalDate}`;
+    const debit = payout.amount < 0;
+    const key = `${secCode}|${payout.arrivalDate}|${debit ? 'debit' : 'credit'}`;
     let group = batches.get(key);
     if (!group) {
       group = {
@@ -69,7 +71,7 @@ export async function fileCredits(
           companyName: deps.config.ACH_ORIGIN_NAME,
           companyId: deps.config.ACH_COMPANY_ID,
           secCode,
-          entryDescription: 'PAYOUT',
+          entryDescription: debit ? 'NEGBALANCE' : 'PAYOUT',
           effectiveEntryDate: payout.arrivalDate,
           entries: [],
         },
@@ -78,10 +80,16 @@ export async function fileCredits(
       batches.set(key, group);
     }
     const entry: NachaEntry = {
-      transactionCode: bank.accountType === 'savings' ? '32' : '22',
+      transactionCode: debit
+        ? bank.accountType === 'savings'
+          ? '37'
+          : '27'
+        : bank.accountType === 'savings'
+          ? '32'
+          : '22',
       routingNumber: deps.cipher.decrypt(bank.routingNumberEnc),
       accountNumber: deps.cipher.decrypt(bank.accountNumberEnc),
-      amount: payout.amount,
+      amount: Math.abs(payout.amount),
       individualId: payout.id.slice(-15),
       individualName: bank.accountName,
     };

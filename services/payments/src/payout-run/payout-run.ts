@@ -7,11 +7,15 @@ import type { Logger } from '@pps/shared/logger';
 import { type AdvancedPayouts, advancePayouts, type PayoutBank } from './advance-payouts';
 import { type PayoutRequest, planPayouts, writePayouts } from './create-payouts';
 import { claimDueSchedules, type DueSchedule, type PayoutScope } from './due-schedules';
-import { type FiledPayouts, fileCredits, filePayouts } from './file-payouts';
+import { type FiledPayouts, filePayouts, fileTransfers } from './file-payouts';
+import { debitNegativeBalances, noteNegativeBalances } from './negative-balances';
 
 export type PayoutRunDeps = AchFileDeps & { db: Db; bank: PayoutBank; log?: Logger };
 
-/** What a run did: payouts made, paid and failed (count and cents), and the files it wrote. */
+/**
+ * What a run did: payouts made, paid and failed (count, and cents moved either way: debits of negative balances
+ * included), and the files it wrote.
+ */
 export type PayoutRunResult = {
   merchants: number;
   created: { count: number; amount: number };
@@ -25,9 +29,10 @@ export type PayoutRunResult = {
  * time, then each account whose sandbox clock is ahead, by its own), on business days, pays every due merchant in
  * batches of `batchSize`, each batch one transaction (claim the due schedules, mark them run today, plan the
  * payouts with the minimum, write their NACHA file, write them); then files the manual payouts still unfiled into
- * NACHA files of up to `batchSize` credits; then ends the payouts due by the scope's date as the bank answers. Each step's batches are transactions of
- * their own, so a run killed midway keeps what it committed and the next run takes the rest; `signal` stops it
- * between batches.
+ * NACHA files of up to `batchSize` credits; then ends the payouts due by the scope's date as the bank answers; then
+ * notes the merchants whose available balance is negative and debits those negative `NEGATIVE_BALANCE_DEBIT_DAYS`
+ * business days (`negative-balances.ts`). Each step's batches are transactions of their own, so a run killed midway keeps
+ * what it committed and the next run takes the rest; `signal` stops it between batches.
  */
 export async function runPayouts(
   deps: PayoutRunDeps,
@@ -55,7 +60,7 @@ export async function runPayouts(
         const requests = due.map((schedule) => requestOf(schedule, now, today));
         const { plans } = await planPayouts(tx, requests, { minimum: deps.config.PAYOUT_MINIMUM });
         // The batch's payouts are filed as they are made: its NACHA file exists exactly when they do.
-        const filed = plans.length > 0 ? await fileCredits(tx, deps, plans, now) : null;
+        const filed = plans.length > 0 ? await fileTransfers(tx, deps, plans, now) : null;
         for (const { payout } of plans) {
           payout.achFileId = filed!.file.fileId;
           payout.traceNumber = filed!.traceNumbers.get(payout.id)!;
@@ -82,6 +87,17 @@ export async function runPayouts(
       for (const payout of advanced.failed) add(result.failed, payout.amount);
       if (advanced.paid.length + advanced.failed.length < limit) break;
     }
+    // After the bank's answers: a debit it returned today leaves a balance negative from today.
+    if (!stopped()) await withTransaction(deps.db, (tx) => noteNegativeBalances(tx, { scope, today, now }));
+    while (!stopped()) {
+      const debits = await withTransaction(deps.db, (tx) =>
+        debitNegativeBalances(tx, deps, { scope, today, now, limit }),
+      );
+      if (!debits) break;
+      for (const { payout } of debits.plans) add(result.created, payout.amount);
+      result.files.push(debits.file);
+      if (debits.plans.length < limit) break;
+    }
   }
   if (result.merchants + result.files.length + result.paid.count + result.failed.count > 0) {
     deps.log?.info(
@@ -99,9 +115,10 @@ export async function runPayouts(
   return result;
 }
 
+/** Counts a payout and the cents it moved, whichever way (a negative balance's debit moves them from the bank). */
 const add = (total: { count: number; amount: number }, amount: number) => {
   total.count += 1;
-  total.amount += amount;
+  total.amount += Math.abs(amount);
 };
 
 /**

@@ -9,7 +9,7 @@ import {
   schema,
   type Travel,
 } from '@pps/shared/db';
-import { and, asc, eq, gte, lt, ne, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, lt, notInArray, type SQL } from 'drizzle-orm';
 
 const { balanceTransactions, payouts, payoutSchedules } = schema;
 
@@ -102,13 +102,19 @@ export async function listPayoutRows(
 }
 
 /**
- * The balance transactions a payout carried, oldest first. Its own `payout` row (the money leaving in transit when
- * the deposit is paid) also names it, but was not carried: it is left out.
+ * The balance transactions a payout carried, oldest first. Its own row (`payout`: the money leaving in transit when
+ * the deposit is paid; a debit's `negative_balance_debit`: the money arriving) also names it, but was not carried:
+ * it is left out.
  */
 export async function carriedBalanceTransactions(db: DbOrTx, payoutId: string): Promise<BalanceTransaction[]> {
   return db
     .select()
     .from(balanceTransactions)
-    .where(and(eq(balanceTransactions.payoutId, payoutId), ne(balanceTransactions.type, 'payout')))
+    .where(
+      and(
+        eq(balanceTransactions.payoutId, payoutId),
+        notInArray(balanceTransactions.type, ['payout', 'negative_balance_debit']),
+      ),
+    )
     .orderBy(asc(balanceTransactions.createdAt), asc(balanceTransactions.id));
 }

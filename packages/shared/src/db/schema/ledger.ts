@@ -20,6 +20,8 @@ export const postingKinds = [
   'dispute',
   /** A won chargeback: the disputed amount back to the merchant's available balance (the fee is kept). */
   'dispute_reversal',
+  /** A negative balance's ACH debit reached the platform: external:bank → the debit's in-transit (its `payout_deposit`). */
+  'negative_balance_debit',
 ] as const;
 export type PostingKind = (typeof postingKinds)[number];
 

@@ -19,6 +19,7 @@ export const balanceTransactionTypes = [
   'payout_failure',
   'dispute',
   'dispute_reversal',
+  'negative_balance_debit',
 ] as const;
 export type BalanceTransactionType = (typeof balanceTransactionTypes)[number];
 export type BalanceTransactionStatus = 'pending' | 'available';
@@ -66,7 +67,15 @@ export const balanceTransactions = pgTable(
 export { type PayoutStatus, payoutStatuses };
 
 /**
- * A transfer of a merchant's available balance to its bank account by a NACHA credit (docs/design.md, Payouts).
+ * How a payout came: the schedule, a `POST /payouts`, or the debit of a balance that stayed negative (its amount
+ * negative: the money comes from the merchant's bank).
+ */
+export const payoutMethods = ['automatic', 'manual', 'negative_balance_debit'] as const;
+export type PayoutMethod = (typeof payoutMethods)[number];
+
+/**
+ * A transfer of a merchant's available balance to its bank account by a NACHA credit (docs/design.md, Payouts), or,
+ * with a negative `amount` (`negative_balance_debit`), from it by a NACHA debit.
  * Owned by the payments service; created and advanced only through the payout run (`services/payments/src/payout-run/`). The bank account is
  * the version in force when the payout was made (`bankAccountId`), so a later change of bank details never
  * redirects it. `broughtForward` / `carriedForward` are what a partial manual payout left in available between
@@ -86,7 +95,7 @@ export const payouts = pgTable(
     amount: cents('amount'),
     currency: text('currency').notNull().default('USD'),
     status: text('status').$type<PayoutStatus>().notNull(),
-    method: text('method').$type<'automatic' | 'manual'>().notNull(),
+    method: text('method').$type<PayoutMethod>().notNull(),
     /** The Pacific business day the deposit is due at the bank (YYYY-MM-DD). */
     arrivalDate: text('arrival_date').notNull(),
     bankAccountId: text('bank_account_id')
@@ -113,6 +122,25 @@ export const payouts = pgTable(
     // Manual payouts the next run files: the run files its own as it makes them, so this is a handful at most.
     index('payouts_unfiled_idx').on(t.arrivalDate, t.id).where(sql`status = 'pending' and ach_file_id is null`),
   ],
+);
+
+/**
+ * The merchants whose available balance is below zero, and since which Pacific business day (the payout run's own
+ * record, docs/design.md, Negative balances): one negative `NEGATIVE_BALANCE_DEBIT_DAYS` business days is debited
+ * for it, and its row goes; one back at zero or above loses its row.
+ */
+export const negativeBalances = pgTable(
+  'negative_balances',
+  {
+    merchantId: text('merchant_id')
+      .primaryKey()
+      .references(() => merchants.id),
+    accountId: text('account_id').notNull(),
+    /** The Pacific date the payout run first saw the balance negative (YYYY-MM-DD). */
+    since: text('since').notNull(),
+    createdAt: ts('created_at').notNull(),
+  },
+  (t) => [index('negative_balances_account_idx').on(t.accountId)],
 );
 
 export const payoutIntervals = ['daily', 'weekly', 'monthly', 'manual'] as const;
