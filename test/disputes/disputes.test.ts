@@ -1,6 +1,6 @@
 import { createDataCipher, runDisputes, SandboxProcessor } from '@pps/payments';
 import { runSettlementPass } from '@pps/settlement';
-import { settleAtFor } from '@pps/shared/clock';
+import { pacificDate, settleAtFor } from '@pps/shared/clock';
 import { verifyKeptFigures } from '@pps/shared/ledger';
 import { createLogger } from '@pps/shared/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -196,6 +196,15 @@ describe('a chargeback', () => {
       ['dispute.funds_reinstated', 'under_review'],
     ]);
     expect(await pass(creds.accountId)).toEqual({ opened: 0, expired: 0, decided: 0 });
+    // The settlement report shows them on the days they moved money: taken back, its fee, and given back.
+    const [days] = await stack.sql`select created_at, closed_at from disputes where id = ${disputeId}`;
+    const range = `startDate=${pacificDate(new Date(days!.created_at))}&endDate=${pacificDate(new Date(days!.closed_at))}`;
+    const reported = (await get(`/reports/settlement?${range}`)).body.data.attributes.merchants;
+    expect(reported.find((item: { merchantId: string }) => item.merchantId === merchantId)).toMatchObject({
+      disputed: String(AMOUNT),
+      disputeFees: String(FEE),
+      reinstated: String(AMOUNT),
+    });
   });
 });
 

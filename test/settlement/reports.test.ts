@@ -39,7 +39,16 @@ describe('GET /reports/settlement', () => {
   it('answers the day’s batch figures per merchant and their totals, cents as strings', async () => {
     const res = await report(`?date=${day}`);
     expect(res.status).toBe(200);
-    const figures = { count: 2, gross: '15000', fees: '495', refunds: '0', net: '14505' };
+    const figures = {
+      count: 2,
+      gross: '15000',
+      fees: '495',
+      refunds: '0',
+      net: '14505',
+      disputed: '0',
+      disputeFees: '0',
+      reinstated: '0',
+    };
     expect(res.body).toEqual({
       links: { self: `http://localhost:8080/reports/settlement?date=${day}` },
       data: {
@@ -63,15 +72,44 @@ describe('GET /reports/settlement', () => {
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(res.headers.get('content-disposition')).toBe(`attachment; filename="settlement-${day}.csv"`);
     const text = res.body as string;
-    expect(text.split('\r\n')[0]).toBe('merchantId,count,gross,fees,refunds,net');
+    expect(text.split('\r\n')[0]).toBe('merchantId,count,gross,fees,refunds,net,disputed,disputeFees,reinstated');
     expect(parse(text, { columns: true })).toEqual([
-      { merchantId, count: '2', gross: '15000', fees: '495', refunds: '0', net: '14505' },
-      { merchantId: 'total', count: '2', gross: '15000', fees: '495', refunds: '0', net: '14505' },
+      {
+        merchantId,
+        count: '2',
+        gross: '15000',
+        fees: '495',
+        refunds: '0',
+        net: '14505',
+        disputed: '0',
+        disputeFees: '0',
+        reinstated: '0',
+      },
+      {
+        merchantId: 'total',
+        count: '2',
+        gross: '15000',
+        fees: '495',
+        refunds: '0',
+        net: '14505',
+        disputed: '0',
+        disputeFees: '0',
+        reinstated: '0',
+      },
     ]);
   });
 
   it('answers an empty report for a day with nothing settled, and for another account', async () => {
-    const empty = { count: 0, gross: '0', fees: '0', refunds: '0', net: '0' };
+    const empty = {
+      count: 0,
+      gross: '0',
+      fees: '0',
+      refunds: '0',
+      net: '0',
+      disputed: '0',
+      disputeFees: '0',
+      reinstated: '0',
+    };
     const none = await report('?date=2020-01-01');
     expect(none.body.data.attributes).toEqual({
       date: '2020-01-01',
@@ -88,7 +126,16 @@ describe('GET /reports/settlement', () => {
   });
 
   it('answers a range of settlement days (startDate…endDate, inclusive) summed per merchant', async () => {
-    const figures = { count: 2, gross: '15000', fees: '495', refunds: '0', net: '14505' };
+    const figures = {
+      count: 2,
+      gross: '15000',
+      fees: '495',
+      refunds: '0',
+      net: '14505',
+      disputed: '0',
+      disputeFees: '0',
+      reinstated: '0',
+    };
     const before = addCalendarDays(day, -3);
     const after = addCalendarDays(day, 2);
     const res = await report(`?startDate=${before}&endDate=${after}`);
@@ -146,6 +193,9 @@ describe('GET /reports/settlement', () => {
       fees: '320',
       refunds: '0',
       net: '9680',
+      disputed: '0',
+      disputeFees: '0',
+      reinstated: '0',
     });
   });
 

@@ -239,7 +239,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Settlement per merchant (count, gross, fees, refunds, net) and totals over one settlement day or a range of them; JSON or CSV (Accept) */
+        /** Settlement per merchant (count, gross, fees, refunds, net, and the chargebacks: disputed, disputeFees, reinstated) and totals over one settlement day or a range of them; JSON or CSV (Accept) */
         get: operations["getSettlementReport"];
         put?: never;
         post?: never;
@@ -1583,7 +1583,7 @@ export interface components {
                 endDate: string;
                 /** @example USD */
                 currency: string;
-                /** @description Each merchant of the account that settled anything in the range, by merchant id: its sums */
+                /** @description Each merchant of the account that settled anything, or had a chargeback or a reinstatement, in the range, by merchant id: its sums */
                 merchants: {
                     merchantId: string;
                     /** @description Records settled */
@@ -1608,6 +1608,21 @@ export interface components {
                      * @example -500
                      */
                     net: string;
+                    /**
+                     * @description What chargebacks took back from the merchant's available balance on these days (fees apart)
+                     * @example -500
+                     */
+                    disputed: string;
+                    /**
+                     * @description The dispute fees of those chargebacks
+                     * @example -500
+                     */
+                    disputeFees: string;
+                    /**
+                     * @description What won chargebacks gave back on these days
+                     * @example -500
+                     */
+                    reinstated: string;
                 }[];
                 totals: {
                     /** @description Records settled */
@@ -1632,6 +1647,21 @@ export interface components {
                      * @example -500
                      */
                     net: string;
+                    /**
+                     * @description What chargebacks took back from the merchant's available balance on these days (fees apart)
+                     * @example -500
+                     */
+                    disputed: string;
+                    /**
+                     * @description The dispute fees of those chargebacks
+                     * @example -500
+                     */
+                    disputeFees: string;
+                    /**
+                     * @description What won chargebacks gave back on these days
+                     * @example -500
+                     */
+                    reinstated: string;
                 };
             };
         };

@@ -9,6 +9,11 @@ const figures = {
   fees: signedCentsString,
   refunds: signedCentsString,
   net: signedCentsString,
+  disputed: signedCentsString.openapi({
+    description: "What chargebacks took back from the merchant's available balance on these days (fees apart)",
+  }),
+  disputeFees: signedCentsString.openapi({ description: 'The dispute fees of those chargebacks' }),
+  reinstated: signedCentsString.openapi({ description: 'What won chargebacks gave back on these days' }),
 };
 
 export const settlementReportSchema = resourceSchema(
@@ -23,7 +28,9 @@ export const settlementReportSchema = resourceSchema(
     endDate: z.string().openapi({ format: 'date', example: '2026-11-24', description: 'Last settlement day' }),
     currency: z.string().openapi({ example: 'USD' }),
     merchants: z.array(z.object({ merchantId: z.string(), ...figures })).openapi({
-      description: 'Each merchant of the account that settled anything in the range, by merchant id: its sums',
+      description:
+        'Each merchant of the account that settled anything, or had a chargeback or a reinstatement, in the range, ' +
+        'by merchant id: its sums',
     }),
     totals: z.object(figures),
   }),
@@ -71,7 +78,7 @@ export const getSettlementReportRoute = createRoute({
   operationId: 'getSettlementReport',
   tags: ['Reports'],
   summary:
-    'Settlement per merchant (count, gross, fees, refunds, net) and totals over one settlement day or a range of them; JSON or CSV (Accept)',
+    'Settlement per merchant (count, gross, fees, refunds, net, and the chargebacks: disputed, disputeFees, reinstated) and totals over one settlement day or a range of them; JSON or CSV (Accept)',
   security: authenticated,
   request: { query: settlementReportQuerySchema },
   responses: {

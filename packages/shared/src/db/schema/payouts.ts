@@ -57,6 +57,10 @@ export const balanceTransactions = pgTable(
     index('balance_transactions_source_idx').on(t.sourceId),
     // A payout's rows. Most rows (every payment's, until a payout carries it) have none: they are not indexed.
     index('balance_transactions_payout_idx').on(t.payoutId).where(sql`payout_id is not null`),
+    // The settlement report's chargebacks and reinstatements of an account over days: a few rows among all.
+    index('balance_transactions_disputes_idx')
+      .on(t.accountId, t.createdAt)
+      .where(sql`type in ('dispute', 'dispute_reversal')`),
     // What the next payout of a merchant carries: its available rows no payout carried yet.
     index('balance_transactions_unpaid_idx')
       .on(t.merchantId, t.availableOn)

@@ -1,0 +1,1 @@
+CREATE INDEX "balance_transactions_disputes_idx" ON "balance_transactions" USING btree ("account_id","created_at") WHERE type in ('dispute', 'dispute_reversal');
