@@ -171,6 +171,14 @@ export const configSchema = z.object({
   ACH_ORIGIN_NAME: z.string().min(1).max(23).default('PPS SANDBOX'),
   ACH_DESTINATION_NAME: z.string().min(1).max(23).default('FED RESERVE SANDBOX'),
   ACH_COMPANY_ID: z.string().length(10).default('1000000001'),
+  /**
+   * The platform's own account at the ODFI, which a file of debits (negative balances' debits) credits with their
+   * total in an offsetting entry, so the file is balanced (its credits equal its debits).
+   */
+  ACH_OFFSET_ACCOUNT_NUMBER: z
+    .string()
+    .regex(/^\d{1,17}$/)
+    .default('000000000001'),
   /** Seconds before each retry of a webhook delivery (docs/design.md), each with ±20 % jitter. */
   WEBHOOK_RETRY_SCHEDULE_SECONDS: z
     .string()

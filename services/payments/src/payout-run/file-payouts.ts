@@ -51,19 +51,21 @@ export async function filePayouts(
  * payout to the bank account version it was made with (PPD for a personal account, CCD for a business one; 22
  * checking, 32 savings), or for a negative balance's debit (a negative amount) a debit of it (27 checking, 37
  * savings); one NACHA batch per SEC code, arrival date (the effective entry date) and direction, `PAYOUT` or
- * `NEGBALANCE` as the entry description. Returns the stored file and each payout's trace number (by payout id).
+ * `NEGBALANCE` as the entry description, a debit batch balanced by an offsetting credit to the platform's own
+ * account. Returns the stored file and each payout's trace number (by payout id).
  */
 export async function fileTransfers(
   tx: DbOrTx,
   deps: AchFileDeps,
-  credits: { payout: Payout; bank: MerchantBankAccount }[],
+  transfers: { payout: Payout; bank: MerchantBankAccount }[],
   now: Date,
 ): Promise<{ file: FiledPayouts; traceNumbers: Map<string, string> }> {
-  const batches = new Map<string, { batch: NachaBatch; payoutIds: string[] }>();
-  for (const { payout, bank } of credits) {
+  // Each batch's entries' payouts, in the entries' order; null for a debit batch's offsetting entry.
+  const batches = new Map<string, { batch: NachaBatch; owners: (string | null)[] }>();
+  for (const { payout, bank } of transfers) {
     const secCode = bank.accountOwnership === 'business' ? 'CCD' : 'PPD';
-    const debit = payout.amount < 0;
-    const key = `${secCode}|${payout.arrivalDate}|${debit ? 'debit' : 'credit'}`;
+    const direction = payout.amount < 0 ? 'debit' : 'credit';
+    const key = `${secCode}|${payout.arrivalDate}|${direction}`;
     let group = batches.get(key);
     if (!group) {
       group = {
@@ -71,45 +73,68 @@ export async function fileTransfers(
           companyName: deps.config.ACH_ORIGIN_NAME,
           companyId: deps.config.ACH_COMPANY_ID,
           secCode,
-          entryDescription: debit ? 'NEGBALANCE' : 'PAYOUT',
+          entryDescription: direction === 'debit' ? 'NEGBALANCE' : 'PAYOUT',
           effectiveEntryDate: payout.arrivalDate,
           entries: [],
         },
-        payoutIds: [],
+        owners: [],
       };
       batches.set(key, group);
     }
-    const entry: NachaEntry = {
-      transactionCode: debit
-        ? bank.accountType === 'savings'
-          ? '37'
-          : '27'
-        : bank.accountType === 'savings'
-          ? '32'
-          : '22',
+    group.batch.entries.push({
+      transactionCode: TRANSACTION_CODES[direction][bank.accountType === 'savings' ? 'savings' : 'checking'],
       routingNumber: deps.cipher.decrypt(bank.routingNumberEnc),
       accountNumber: deps.cipher.decrypt(bank.accountNumberEnc),
       amount: Math.abs(payout.amount),
       individualId: payout.id.slice(-15),
       individualName: bank.accountName,
-    };
-    group.batch.entries.push(entry);
-    group.payoutIds.push(payout.id);
+    });
+    group.owners.push(payout.id);
+  }
+  for (const [key, group] of batches) {
+    if (key.endsWith('|debit')) {
+      group.batch.entries.push(offsetEntry(deps, group.batch.entries));
+      group.owners.push(null);
+    }
   }
   // The file's entries in order, batch by batch: the order of its trace numbers.
-  const payoutIds = [...batches.values()].flatMap((group) => group.payoutIds);
+  const owners = [...batches.values()].flatMap((group) => group.owners);
+  const payoutIds = owners.filter((owner) => owner !== null);
   const stored = await storeAchFile(tx, deps, {
     batches: [...batches.values()].map((group) => group.batch),
     now,
     payoutIds,
   });
+  const traceNumbers = new Map(
+    owners.flatMap((owner, index) => (owner ? [[owner, stored.traceNumbers[index]!] as const] : [])),
+  );
   return {
     file: {
       fileId: stored.id,
-      payouts: credits.length,
-      amount: credits.reduce((sum, credit) => sum + credit.payout.amount, 0),
+      payouts: transfers.length,
+      amount: transfers.reduce((sum, transfer) => sum + transfer.payout.amount, 0),
       bytes: stored.bytes,
     },
-    traceNumbers: new Map(payoutIds.map((id, index) => [id, stored.traceNumbers[index]!])),
+    traceNumbers,
+  };
+}
+
+const TRANSACTION_CODES = {
+  credit: { checking: '22', savings: '32' },
+  debit: { checking: '27', savings: '37' },
+} as const satisfies Record<string, Record<string, NachaEntry['transactionCode']>>;
+
+/**
+ * A debit batch's offsetting entry: a credit of the batch's total to the platform's own account at the ODFI, so the
+ * batch, and the file, are balanced (their credits equal their debits).
+ */
+function offsetEntry(deps: AchFileDeps, debits: NachaEntry[]): NachaEntry {
+  return {
+    transactionCode: '22',
+    routingNumber: deps.config.ACH_ODFI_ROUTING,
+    accountNumber: deps.config.ACH_OFFSET_ACCOUNT_NUMBER,
+    amount: debits.reduce((sum, entry) => sum + entry.amount, 0),
+    individualId: 'OFFSET',
+    individualName: deps.config.ACH_ORIGIN_NAME,
   };
 }
