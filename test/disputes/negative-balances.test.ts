@@ -18,7 +18,10 @@ import { type Credentials, createTestStack, type TestStack } from '../harness';
  * returns (the sandbox's R01 account) leaves the balance as negative as before, and says so (`payout.failed`).
  * The passes are run here in the order the settlement worker runs them when the clock moves.
  */
-type ParsedBatch = { description: string; entries: { transactionCode: string; amount: number }[] };
+type ParsedBatch = {
+  description: string;
+  entries: { transactionCode: string; amount: number; dfiAccount: string }[];
+};
 const nacha = createRequire(import.meta.url)('@midlandsbank/node-nacha') as {
   from(text: string): {
     data: { batches: ParsedBatch[]; file: { footer: { totalCredit: number; totalDebit: number } } };
@@ -119,13 +122,20 @@ describe('a balance that stays negative', () => {
     expect(await available(merchantId)).toMatchObject({ available: '0', inTransit: String(NEGATIVE) });
     expect(await stack.sql`select 1 from negative_balances where merchant_id = ${merchantId}`).toHaveLength(0);
 
-    // The day's NACHA file: a debit (27) of 18.20 from the merchant's checking account, read by the NACHA parser.
+    // The day's NACHA file, read by the NACHA parser: a debit (27) of 18.20 from the merchant's checking account,
+    // balanced by a credit of as much to the platform's own account.
     const [file] = await stack.sql`select ach_file_id as id from payouts where id = ${debit!.id}`;
     const text = await stack.call('GET', `/admin/ach-files/${file!.id}`, { headers: stack.admin });
     const parsed = nacha.from(text.body as string).data;
-    expect(parsed.file.footer).toMatchObject({ totalDebit: -NEGATIVE, totalCredit: 0 });
+    expect(parsed.file.footer).toMatchObject({ totalDebit: -NEGATIVE, totalCredit: -NEGATIVE });
     expect(parsed.batches).toMatchObject([
-      { description: 'NEGBALANCE', entries: [{ transactionCode: '27', amount: -NEGATIVE }] },
+      {
+        description: 'NEGBALANCE',
+        entries: [
+          { transactionCode: '27', amount: -NEGATIVE },
+          { transactionCode: '22', amount: -NEGATIVE, dfiAccount: stack.config.ACH_OFFSET_ACCOUNT_NUMBER },
+        ],
+      },
     ]);
 
     // Its arrival date: the money is in, a negative_balance_debit balance transaction, the balance at zero.

@@ -8,9 +8,9 @@ import { processTracker, stopProcess } from '../processes';
 import { waitFor } from '../wait';
 
 /**
- * The dispute run in real settlement processes (`npm run start:settlement`'s entry point): killed with SIGKILL while
- * it stores the network's disputes, then started again, every dispute is stored once, its money taken once and its
- * events written once. Judged by the database.
+ * The dispute run in real settlement processes (`npm run start:settlement`'s entry point): two at once, or one killed
+ * with SIGKILL while it stores the network's disputes and then started again, store every dispute once, take its
+ * money once and write its events once. Judged by the database.
  */
 
 let stack: TestStack;
@@ -65,7 +65,42 @@ async function seedDisputable(count: number): Promise<string> {
 const openedCount = async (prefix: string) =>
   Number((await stack.sql`select count(*)::int as n from disputes where payment_id like ${`${prefix}%`}`)[0]!.n);
 
+/** Every seeded payment disputed once: one dispute, one withdrawal posting, one pair of events, one mark. */
+async function expectDisputedOnce(prefix: string, count: number) {
+  const like = `${prefix}%`;
+  const [stored] = await stack.sql`
+    select count(*)::int as disputes, count(distinct payment_id)::int as payments,
+      count(*) filter (where withdrawn = 1000)::int as withdrawn
+    from disputes where payment_id like ${like}`;
+  expect(stored).toEqual({ disputes: count, payments: count, withdrawn: count });
+  const [postings] = await stack.sql`
+    select count(distinct e.posting_id)::int as postings, coalesce(sum(e.amount), 0)::int as total
+    from ledger_entries e join disputes d on d.id = e.payment_id
+    where d.payment_id like ${like} and e.kind = 'dispute'`;
+  expect(postings).toEqual({ postings: count, total: 0 });
+  const [events] = await stack.sql`
+    select count(*) filter (where ev.type = 'dispute.created')::int as created,
+      count(*) filter (where ev.type = 'dispute.funds_withdrawn')::int as withdrawn,
+      count(distinct ev.resource_id)::int as resources
+    from events ev join disputes d on d.id = ev.resource_id where d.payment_id like ${like}`;
+  expect(events).toEqual({ created: count, withdrawn: count, resources: count });
+  const [marks] = await stack.sql`
+    select count(*)::int as n from payments where id like ${like} and jsonb_array_length(disputes) = 1`;
+  expect(marks!.n).toBe(count);
+  expect((await verifyKeptFigures(stack.db)).differences).toEqual([]);
+}
+
 describe('the dispute run in settlement processes', () => {
+  it('two processes at once store each network dispute once', async () => {
+    const count = 600;
+    const prefix = await seedDisputable(count);
+    // A queue each, so each runs its own schedule of passes and the two runs overlap rather than take turns.
+    const workers = [1, 2].map(() => settlementProcess({ QUEUE_PREFIX: queuePrefix('disp', inject('runId')) }));
+    await waitFor(async () => (await openedCount(prefix)) === count, { timeoutMs: 90_000, what: 'every dispute' });
+    await Promise.all(workers.map((worker) => stopProcess(worker, 'SIGTERM')));
+    await expectDisputedOnce(prefix, count);
+  }, 180_000);
+
   it('killed with SIGKILL while storing disputes, stores each once when started again', async () => {
     const count = 1200;
     const prefix = await seedDisputable(count);
@@ -83,26 +118,6 @@ describe('the dispute run in settlement processes', () => {
     });
     await stopProcess(second, 'SIGTERM');
 
-    const like = `${prefix}%`;
-    const [stored] = await stack.sql`
-      select count(*)::int as disputes, count(distinct payment_id)::int as payments,
-        count(*) filter (where withdrawn = 1000)::int as withdrawn
-      from disputes where payment_id like ${like}`;
-    expect(stored).toEqual({ disputes: count, payments: count, withdrawn: count });
-    const [postings] = await stack.sql`
-      select count(distinct e.posting_id)::int as postings, coalesce(sum(e.amount), 0)::int as total
-      from ledger_entries e join disputes d on d.id = e.payment_id
-      where d.payment_id like ${like} and e.kind = 'dispute'`;
-    expect(postings).toEqual({ postings: count, total: 0 });
-    const [events] = await stack.sql`
-      select count(*) filter (where ev.type = 'dispute.created')::int as created,
-        count(*) filter (where ev.type = 'dispute.funds_withdrawn')::int as withdrawn,
-        count(distinct ev.resource_id)::int as resources
-      from events ev join disputes d on d.id = ev.resource_id where d.payment_id like ${like}`;
-    expect(events).toEqual({ created: count, withdrawn: count, resources: count });
-    const [marks] = await stack.sql`
-      select count(*)::int as n from payments where id like ${like} and jsonb_array_length(disputes) = 1`;
-    expect(marks!.n).toBe(count);
-    expect((await verifyKeptFigures(stack.db)).differences).toEqual([]);
+    await expectDisputedOnce(prefix, count);
   }, 180_000);
 });
