@@ -7,7 +7,7 @@ import { addBusinessDays, pacificDate, startOfPacificDay, systemClock } from '@p
 import { loadConfig } from '@pps/shared/config';
 import { createDatabase } from '@pps/shared/db';
 import { createLogger } from '@pps/shared/logger';
-import { enqueue, queues } from '@pps/shared/queues';
+import { enqueue, queuePrefixOf, queues, redisConnection } from '@pps/shared/queues';
 import { Queue } from 'bullmq';
 import { sampleCpu } from './cpu';
 import { freshDatabase } from './fresh-database';
@@ -83,7 +83,10 @@ async function run(processes: number): Promise<Row> {
   );
   await new Promise((resolve) => setTimeout(resolve, 5000)); // the processes start and their schedulers run idle
 
-  const queue = new Queue(queues.settlement, { connection: { url: config.REDIS_URL }, prefix: env.QUEUE_PREFIX });
+  const queue = new Queue(queues.settlement, {
+    connection: redisConnection(config),
+    prefix: queuePrefixOf(config, queues.settlement),
+  });
   await sql.begin(async (tx) => {
     await tx`update payout_schedules set last_run_on = null where account_id = ${accountId}`;
     await tx`analyze payout_schedules`;

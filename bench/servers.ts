@@ -65,7 +65,7 @@ export async function stopAll(processes?: ChildProcess[]) {
 const RUN_ID = String(process.pid);
 
 /** A QUEUE_PREFIX of this bench run (`queuePrefix`, the run being this process): `removeBenchKeys` deletes its keys. */
-export const benchQueuePrefix = (kind: string, options?: { hashTag?: boolean }) => queuePrefix(kind, RUN_ID, options);
+export const benchQueuePrefix = (kind: string) => queuePrefix(kind, RUN_ID);
 
 /** Deletes the Redis keys of this run's queue prefixes (its servers stopped), and of runs whose process is gone. */
 export const removeBenchKeys = () => removeQueueKeys(testRedisUrl(), (run) => run === RUN_ID || !isAlive(Number(run)));

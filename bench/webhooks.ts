@@ -168,7 +168,7 @@ async function seedHistory(): Promise<void> {
 /** `count` webhooks processes on one queue prefix, just spawned. */
 function spawnWorkers(count: number): ChildProcess[] {
   const args = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const prefix = benchQueuePrefix('bench', { hashTag: true });
+  const prefix = benchQueuePrefix('bench');
   return Array.from({ length: count }, () =>
     spawn(process.execPath, [...NODE_FLAGS, ...args, join(outdir, 'webhooks.js')], {
       env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'error', DATABASE_URL: url, QUEUE_PREFIX: prefix },

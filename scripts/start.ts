@@ -7,11 +7,10 @@ import { systemClock } from '@pps/shared/clock';
 import { DEV_DEFAULTS } from '@pps/shared/config';
 import { schema } from '@pps/shared/db';
 import { createMetrics, joinClusterMetrics } from '@pps/shared/metrics';
-import { createSettlementTrigger } from '@pps/shared/queues';
+import { createSettlementTrigger, redisClient } from '@pps/shared/queues';
 import { bootstrap, closeServer, listen, onShutdown, runAsClusterPrimary } from '@pps/shared/runtime';
 import { startWebhooks } from '@pps/webhooks';
 import { eq } from 'drizzle-orm';
-import Redis from 'ioredis';
 
 /**
  * `npm start`: everything in one process. Migrations, the gateway on PORT with payments and merchants
@@ -29,7 +28,7 @@ const metrics = createMetrics({ defaultMetrics: true });
 // Under WEB_CONCURRENCY a scrape reaches one worker: it answers with every worker's sum, collected by the primary.
 joinClusterMetrics(metrics.registry);
 const serviceDeps = { config, db: database.db, readDb: database.readDb, log, clock: systemClock, metrics };
-const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: false });
+const redis = redisClient(config, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: false });
 redis.on('error', () => {});
 redis
   .connect()

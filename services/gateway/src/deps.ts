@@ -3,8 +3,8 @@ import type { Config } from '@pps/shared/config';
 import type { ServiceName } from '@pps/shared/contract';
 import type { Db } from '@pps/shared/db';
 import type { Logger } from '@pps/shared/logger';
+import type { RedisClient } from '@pps/shared/queues';
 import type { Queue } from 'bullmq';
-import type Redis from 'ioredis';
 import type { AccountSnapshot, AuthCache } from './auth/auth-cache';
 import type { Upstream } from './proxy/upstream';
 
@@ -18,7 +18,7 @@ export type GatewayDeps = {
   /** The services the gateway forwards to, by name (`serviceRoutes` says which routes each answers). */
   upstreams: Record<ServiceName, Upstream>;
   /** Reported by /readyz, and where the rate limits count; the API works without it (limits off or failing open). */
-  redis?: Redis;
+  redis?: RedisClient;
   /** The BullMQ queues ops see at /admin/queues and in /metrics. */
   queues?: Queue[];
   /** Called after an account's sandbox clock moves (settlement runs a pass at once). */

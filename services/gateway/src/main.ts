@@ -1,8 +1,7 @@
 import { systemClock } from '@pps/shared/clock';
 import { createMetrics } from '@pps/shared/metrics';
-import { createSettlementTrigger } from '@pps/shared/queues';
+import { createSettlementTrigger, redisClient } from '@pps/shared/queues';
 import { bootstrap, closeServer, listen, onShutdown } from '@pps/shared/runtime';
-import Redis from 'ioredis';
 import { createGatewayApp } from './app';
 import { AuthCache } from './auth/auth-cache';
 import { httpUpstream } from './proxy/upstream';
@@ -13,7 +12,7 @@ if (!config.PAYMENTS_URL || !config.MERCHANTS_URL) {
   log.fatal('PAYMENTS_URL and MERCHANTS_URL are required when the gateway runs alone (npm start runs everything)');
   process.exit(1);
 }
-const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: false });
+const redis = redisClient(config, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: false });
 redis.on('error', () => {});
 redis.connect().catch(() => log.warn('redis unreachable; the API keeps working'));
 // A clock move enqueues a settlement pass for that account (the settlement workers run elsewhere).

@@ -1,6 +1,14 @@
 import { createDataCipher, SandboxProcessor } from '@pps/payments';
 import type { Config } from '@pps/shared/config';
-import { defaultJobOptions, jobProcessor, jobs, queues, redisConnection } from '@pps/shared/queues';
+import {
+  defaultJobOptions,
+  jobProcessor,
+  jobs,
+  type QueueName,
+  queuePrefixOf,
+  queues,
+  redisConnection,
+} from '@pps/shared/queues';
 import { Queue, Worker } from 'bullmq';
 import type { SettlementDeps } from './deps';
 import type { JobDeps, SettlementQueue } from './jobs/job-handler';
@@ -22,10 +30,9 @@ const schedules = (config: Config) => [
  */
 export async function startSettlement(deps: SettlementDeps, options: { concurrency?: number } = {}) {
   const log = deps.log.child({ module: 'settlement' });
-  const connection = redisConnection(deps.config.REDIS_URL);
-  const prefix = deps.config.QUEUE_PREFIX;
-  const queueOf = (name: string) => {
-    const queue = new Queue(name, { connection, prefix, defaultJobOptions });
+  const connection = redisConnection(deps.config);
+  const queueOf = (name: QueueName) => {
+    const queue = new Queue(name, { connection, prefix: queuePrefixOf(deps.config, name), defaultJobOptions });
     queue.on('error', (error) => log.warn({ queue: name, err: error.message }, 'queue error'));
     return queue;
   };
@@ -43,7 +50,7 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
   };
   const workerOf = (name: SettlementQueue, concurrency: number) => {
     const process = jobProcessor(name, handlers, { deps: jobDeps, log, signal: stopping.signal });
-    const worker = new Worker(name, process, { connection, prefix, concurrency });
+    const worker = new Worker(name, process, { connection, prefix: queuePrefixOf(deps.config, name), concurrency });
     worker.on('error', (error) => log.warn({ queue: name, err: error.message }, 'worker error'));
     worker.on('failed', (job, error) =>
       log.error({ job: job?.name, jobId: job?.id, attempt: job?.attemptsMade, err: error.message }, 'job failed'),

@@ -1,8 +1,7 @@
 import type { Config } from '@pps/shared/config';
 import type { Logger } from '@pps/shared/logger';
-import { jobProcessor, queues } from '@pps/shared/queues';
+import { jobProcessor, queuePrefixOf, queues, type RedisClient } from '@pps/shared/queues';
 import { Worker } from 'bullmq';
-import type Redis from 'ioredis';
 import type { DeliveryJobDeps } from './delivery/delivery-deps';
 import { webhookDelivery } from './delivery/delivery-job';
 import { RetryLater } from './delivery/retry-later';
@@ -23,7 +22,7 @@ export const webhookJobOptions = (config: Config) => ({
  */
 export function startDeliveryWorker(input: {
   deps: DeliveryJobDeps;
-  connection: Redis;
+  connection: RedisClient;
   log: Logger;
   signal: AbortSignal;
 }) {
@@ -34,7 +33,7 @@ export function startDeliveryWorker(input: {
     jobProcessor(queues.webhooks, { webhookDelivery, eventRetention }, { ...input, log }),
     {
       connection: input.connection,
-      prefix: config.QUEUE_PREFIX,
+      prefix: queuePrefixOf(config, queues.webhooks),
       concurrency: config.WEBHOOK_CONCURRENCY,
       // The lock is renewed while a delivery runs (up to WEBHOOK_TIMEOUT_MS); a dead worker's job is retried
       // once the lock lapses and the stalled check sees it.

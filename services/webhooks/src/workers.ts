@@ -1,6 +1,5 @@
-import { jobs, queues, redisConnection } from '@pps/shared/queues';
+import { jobs, queuePrefixOf, queues, redisClient, redisConnection } from '@pps/shared/queues';
 import { Queue } from 'bullmq';
-import Redis from 'ioredis';
 import { deliveryJobDeps } from './delivery/delivery-deps';
 import { DirectDeliveries } from './delivery/direct-deliveries';
 import type { WebhooksDeps } from './deps';
@@ -22,14 +21,14 @@ export async function startWebhooks(deps: WebhooksDeps) {
   const log = deps.log.child({ module: 'webhooks' });
   if (deps.metrics) registerWebhookMetrics(deps.metrics, deps.db);
   const stopping = new AbortController();
-  const connection = redisConnection(deps.config.REDIS_URL);
+  const connection = redisConnection(deps.config);
   // The relay enqueues on a connection that fails fast while Redis is down: its transaction must never wait on
   // Redis (the deliveries stay in PostgreSQL until the next round).
-  const relayConnection = new Redis(deps.config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  const relayConnection = redisClient(deps.config, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   relayConnection.on('error', () => {});
   const webhooks = new Queue(queues.webhooks, {
     connection: relayConnection,
-    prefix: deps.config.QUEUE_PREFIX,
+    prefix: queuePrefixOf(deps.config, queues.webhooks),
     defaultJobOptions: webhookJobOptions(deps.config),
   });
   webhooks.on('error', () => {});

@@ -88,8 +88,23 @@ export const configSchema = z.object({
     .default(1)
     .transform((count) => (count === 'auto' ? availableParallelism() : count)),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
-  /** Hash-tagged, so every key of a queue lands in one Redis Cluster slot. */
-  QUEUE_PREFIX: z.string().min(1).default('{pps}'),
+  /**
+   * A Redis Cluster's nodes (`host:port,host:port,…`; a few are enough, the rest are discovered): when set, every
+   * Redis client is a cluster client and REDIS_URL is not used (its user and password, if any, still are).
+   */
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .regex(/^[^\s,:]+:\d+(,[^\s,:]+:\d+)*$/, 'must be host:port,host:port,…')
+    .optional(),
+  /**
+   * What every Redis key of the platform starts with. Each queue's keys are hash-tagged `{<prefix>:<queue>}`, so a
+   * queue's keys share one Redis Cluster slot and the queues spread over the cluster's nodes: no braces here.
+   */
+  QUEUE_PREFIX: z
+    .string()
+    .min(1)
+    .regex(/^[^{}]+$/, 'must not contain { or }: each queue adds its own hash tag')
+    .default('pps'),
   /** Defaults to http://localhost:<PORT> (set after parsing, so it follows PORT). */
   PUBLIC_BASE_URL: z
     .string()

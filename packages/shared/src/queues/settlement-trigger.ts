@@ -1,9 +1,9 @@
 import { Queue } from 'bullmq';
-import Redis from 'ioredis';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
-import { queues } from './catalogue';
+import { type QueueName, queues } from './catalogue';
 import { defaultJobOptions, enqueue } from './enqueue';
+import { queuePrefixOf, redisClient } from './redis';
 
 /** How long a clock move waits for Redis before answering anyway (the minute scheduler catches up). */
 const ENQUEUE_TIMEOUT_MS = 1000;
@@ -14,10 +14,10 @@ const ENQUEUE_TIMEOUT_MS = 1000;
  * It only enqueues, so whoever calls it needs the catalogue, not the settlement workers.
  */
 export function createSettlementTrigger(config: Config, log: Logger) {
-  const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  const connection = redisClient(config, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   connection.on('error', () => {});
-  const queueOf = (name: string) => {
-    const queue = new Queue(name, { connection, prefix: config.QUEUE_PREFIX, defaultJobOptions });
+  const queueOf = (name: QueueName) => {
+    const queue = new Queue(name, { connection, prefix: queuePrefixOf(config, name), defaultJobOptions });
     queue.on('error', () => {});
     return queue;
   };

@@ -5,16 +5,16 @@ import Redis from 'ioredis';
 export const testRedisUrl = () => process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /**
- * A QUEUE_PREFIX for a stack or process a test or bench starts: `pps-<kind>-<runId>-<random>`, as a hash tag
- * (`{…}`, one Redis Cluster slot) when asked. The run id is the process that owns the run (vitest's main process,
- * the bench), so `removeQueueKeys` can find what a run left in Redis.
+ * A QUEUE_PREFIX for a stack or process a test or bench starts: `pps-<kind>-<runId>-<random>` (each queue adds its
+ * hash tag around it: `{pps-…:settlement}`). The run id is the process that owns the run (vitest's main process, the
+ * bench), so `removeQueueKeys` can find what a run left in Redis.
  */
-export function queuePrefix(kind: string, runId: string, options: { hashTag?: boolean } = {}): string {
-  const prefix = `pps-${kind}-${runId}-${randomBytes(4).toString('hex')}`;
-  return options.hashTag ? `{${prefix}}` : prefix;
+export function queuePrefix(kind: string, runId: string): string {
+  return `pps-${kind}-${runId}-${randomBytes(4).toString('hex')}`;
 }
 
-const RUN_KEY = /^\{?pps-[a-z]+-(\d+)-[0-9a-f]+\}?:/;
+/** A key of a run: a queue's (`{pps-…-<runId>-…:<queue>}:…`) or a rate-limit counter (`pps-…-<runId>-…:rl:…`). */
+const RUN_KEY = /^\{?pps-[a-z]+-(\d+)-[0-9a-f]+[:}]/;
 
 /**
  * Deletes the keys (BullMQ's queues and jobs, rate-limit counters) under every `queuePrefix` whose run `match`

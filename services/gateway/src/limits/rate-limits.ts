@@ -2,8 +2,8 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Config } from '@pps/shared/config';
 import { ApiError } from '@pps/shared/http';
 import type { Logger } from '@pps/shared/logger';
+import type { RedisClient } from '@pps/shared/queues';
 import type { Context } from 'hono';
-import type Redis from 'ioredis';
 import { BurstyRateLimiter, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 /** A Redis answer slower than this fails open: a hung Redis never holds a request longer. */
@@ -90,12 +90,12 @@ export function clientAddress(c: Context, trustedProxies: number): string {
  * per account, RATE_LIMIT_RPS a second with a burst of as many again per 10 s; per client address,
  * AUTH_FAILURE_LIMIT failed authentications a minute. Redis down or slow: requests proceed (fail open).
  */
-export function createRateLimits(deps: { config: LimitConfig; redis?: Redis; log: Logger }): RateLimits {
+export function createRateLimits(deps: { config: LimitConfig; redis?: RedisClient; log: Logger }): RateLimits {
   const { config, redis, log } = deps;
   const rps = config.RATE_LIMIT_RPS;
   const authFailures = config.AUTH_FAILURE_LIMIT;
-  // The queue prefix without its hash tag: limit keys of many accounts spread over a Redis Cluster's slots.
-  const prefix = `${config.QUEUE_PREFIX.replace(/[{}]/g, '')}:rl`;
+  // No hash tag (only queues have one): limit keys of many accounts spread over a Redis Cluster's slots.
+  const prefix = `${config.QUEUE_PREFIX}:rl`;
   const limiter = (name: string, points: number, duration: number) =>
     new RateLimiterRedis({
       storeClient: redis,

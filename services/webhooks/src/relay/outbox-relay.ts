@@ -3,8 +3,8 @@ import type { Db } from '@pps/shared/db';
 import { OUTBOX_CHANNEL } from '@pps/shared/events';
 import type { Logger } from '@pps/shared/logger';
 import type { Metrics } from '@pps/shared/metrics';
+import type { RedisClient } from '@pps/shared/queues';
 import type { Queue } from 'bullmq';
-import type Redis from 'ioredis';
 import { type DirectDeliveries, leaseMs } from '../delivery/direct-deliveries';
 import {
   enqueueDeliveries,
@@ -39,7 +39,7 @@ export function startOutboxRelay(deps: {
   config: Config;
   db: Db;
   queue: Queue;
-  redis: Redis;
+  redis: RedisClient;
   log: Logger;
   direct: DirectDeliveries;
   metrics?: Metrics;

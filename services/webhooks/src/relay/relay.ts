@@ -1,9 +1,9 @@
 import type { Db, DbOrTx } from '@pps/shared/db';
 import { pipelinedTransaction, rowMapper, type Sent, schema, send, textArray, withTransaction } from '@pps/shared/db';
 import { newId } from '@pps/shared/ids';
+import type { RedisClient } from '@pps/shared/queues';
 import type { Queue } from 'bullmq';
 import { and, asc, eq, isNotNull, isNull, sql } from 'drizzle-orm';
-import type Redis from 'ioredis';
 import { z } from 'zod';
 import type { LoadedDelivery } from '../delivery/delivery';
 import { deliveryJob, deliveryJobId } from '../delivery/delivery-job';
@@ -179,7 +179,7 @@ export async function enqueueDeliveries(deps: RelayDeps): Promise<number> {
  * flush), and on the first round against a new Redis: a marker key the relay sets when it is missing. SET NX makes
  * one relay of several the one that answers true.
  */
-export async function redisWasEmptied(redis: Redis, queue: Queue): Promise<boolean> {
+export async function redisWasEmptied(redis: RedisClient, queue: Queue): Promise<boolean> {
   return (await redis.set(queue.toKey('relay-marker'), new Date().toISOString(), 'NX')) === 'OK';
 }
 
