@@ -19,7 +19,7 @@ export async function startNpmStart(
   const database = await createDatabaseFromTemplate(inject('templateDatabase'), inject('runId'));
   const port = await freePort();
   const demoPort = await freePort();
-  const prefix = queuePrefix('start', inject('runId'), { hashTag: true });
+  const prefix = queuePrefix('start', inject('runId'));
   const env: Record<string, string | undefined> = { ...process.env };
   for (const name of DEFAULTED) delete env[name];
   Object.assign(env, {

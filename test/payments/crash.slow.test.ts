@@ -58,7 +58,7 @@ beforeAll(async () => {
   env = {
     DATABASE_URL: cloned.url,
     PUBLIC_BASE_URL: base,
-    QUEUE_PREFIX: queuePrefix('test', inject('runId'), { hashTag: true }),
+    QUEUE_PREFIX: queuePrefix('test', inject('runId')),
   };
   start('services/merchants/src/main.ts', { MERCHANTS_PORT: String(merchantsPort) });
   start('services/gateway/src/main.ts', {

@@ -139,7 +139,7 @@ async function launch(extraEnv: Record<string, string> = {}) {
       PUBLIC_BASE_URL: base,
       DATABASE_URL: database.url,
       REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-      QUEUE_PREFIX: queuePrefix('build', inject('runId'), { hashTag: true }),
+      QUEUE_PREFIX: queuePrefix('build', inject('runId')),
       ADMIN_TOKEN: adminToken,
       INTERNAL_SECRET: randomBytes(24).toString('hex'),
       TOKEN_SIGNING_KEYS: `k1:${randomBytes(24).toString('hex')}`,

@@ -33,7 +33,7 @@ beforeAll(async () => {
   const env = {
     DATABASE_URL: database.url,
     PUBLIC_BASE_URL: base,
-    QUEUE_PREFIX: queuePrefix('test', inject('runId'), { hashTag: true }),
+    QUEUE_PREFIX: queuePrefix('test', inject('runId')),
   };
   start('services/merchants/src/main.ts', { ...env, MERCHANTS_PORT: String(merchantsPort) });
   start('services/payments/src/main.ts', { ...env, PAYMENTS_PORT: String(paymentsPort) });

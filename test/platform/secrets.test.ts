@@ -168,7 +168,11 @@ describe('secrets', () => {
     // Job payloads: every key of this stack's queues in Redis (BullMQ jobs are hashes; their events are streams).
     const redis = new Redis(stack.config.REDIS_URL, { maxRetriesPerRequest: 1 });
     try {
-      const keys = await redis.keys(`${stack.config.QUEUE_PREFIX}*`);
+      // Its queues' keys (`{<prefix>:<queue>}:…`) and its rate-limit counters (`<prefix>:rl:…`).
+      const keys = [
+        ...(await redis.keys(`{${stack.config.QUEUE_PREFIX}:*`)),
+        ...(await redis.keys(`${stack.config.QUEUE_PREFIX}:*`)),
+      ];
       expect(keys.length).toBeGreaterThan(0);
       for (const key of keys) {
         const text = await redisText(redis, key);
