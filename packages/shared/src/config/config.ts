@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { isDatabaseUrl } from '../db/database-url';
 
 /**
  * Development defaults let `npm start` work on a fresh clone. Each one is well known, so production
@@ -70,7 +71,14 @@ export const configSchema = z.object({
   HTTP_MAX_HEADER_SIZE: z.coerce.number().int().min(4096).max(1_048_576).default(16_384),
   /** On SIGTERM, in-flight HTTP requests get this long to finish; then their connections are closed forcibly. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
-  DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/pps'),
+  /**
+   * One host, or several for failover (`postgres://u@h1:5432,h2:5433/pps?target_session_attrs=primary`: sessions
+   * open on whichever is the primary; docs/design.md, Past one machine).
+   */
+  DATABASE_URL: z
+    .string()
+    .refine(isDatabaseUrl, 'must be postgres://[user[:password]@]host[:port][,host[:port]…]/database[?options]')
+    .default('postgres://postgres@127.0.0.1:5432/pps'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   /**
    * Read-only connections the services' GET requests use, apart from the pool writes queue on, so a read never waits

@@ -188,6 +188,9 @@ const UNAVAILABLE_CODES = new Set([
   '57P02',
   '57P03',
   '53300',
+  // read_only_sql_transaction: a write reached a server that is no longer (or not yet) the primary, as a failover
+  // leaves sessions; the next one opens on the primary (`target_session_attrs=primary`).
+  '25006',
 ]);
 
 export function isDatabaseUnavailable(error: unknown): boolean {

@@ -21,6 +21,7 @@ export * from './admission';
 export * from './batcher';
 export * from './client';
 export * from './counts';
+export * from './database-url';
 export * from './keyset';
 export * from './migrate';
 export * from './raw';

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { databaseNameOf, withDatabase } from './database-url';
 
 /** Defined as `true` by scripts/build.ts (esbuild `define`) in the bundles of dist/; undeclared when run from source. */
 declare const __PPS_BUNDLED__: boolean | undefined;
@@ -34,11 +35,8 @@ export async function runMigrations(url: string): Promise<void> {
 }
 
 async function ensureDatabase(url: string): Promise<void> {
-  const target = new URL(url);
-  const name = decodeURIComponent(target.pathname.slice(1));
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const sql = postgres(admin.toString(), { max: 1, onnotice: () => {} });
+  const name = databaseNameOf(url);
+  const sql = postgres(withDatabase(url, 'postgres'), { max: 1, onnotice: () => {} });
   try {
     const rows = await sql`select 1 from pg_database where datname = ${name}`;
     if (rows.length === 0) {
