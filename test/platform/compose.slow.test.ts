@@ -24,12 +24,16 @@ const compose: string[] =
 const scratch = mkdtempSync(join(tmpdir(), 'pps-compose-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** `compose --env-file <file> config`, with none of the secrets in the environment (it would win over the file). */
-function composeConfig(envFile: string) {
+/**
+ * `compose --env-file <file> -f docker-compose.yml [-f more…] config`, with none of the secrets in the environment
+ * (it would win over the file).
+ */
+function composeConfig(envFile: string, more: string[] = []) {
   const env = { ...process.env };
   for (const name of SECRETS) delete env[name];
   const [command, ...args] = compose as [string, ...string[]];
-  const result = spawnSync(command, [...args, '--env-file', envFile, '-f', 'docker-compose.yml', 'config'], {
+  const files = ['docker-compose.yml', ...more].flatMap((file) => ['-f', file]);
+  const result = spawnSync(command, [...args, '--env-file', envFile, ...files, 'config'], {
     env,
     encoding: 'utf8',
   });
@@ -132,5 +136,33 @@ describe('docker-compose.yml', () => {
     // The gateway starts once the services it forwards to answer.
     expect(services.gateway?.depends_on?.payments).toMatchObject({ condition: 'service_healthy' });
     expect(services.gateway?.depends_on?.merchants).toMatchObject({ condition: 'service_healthy' });
+  });
+
+  it('runs on a Redis Cluster with docker-compose.cluster.yml: six nodes joined once, every service a client', () => {
+    const { text, values } = filledEnvExample();
+    const envFile = join(scratch, '.env.cluster');
+    writeFileSync(envFile, text);
+    const result = composeConfig(envFile, ['docker-compose.cluster.yml']);
+    expect(result.stderr).not.toMatch(/error/i);
+    expect(result.status).toBe(0);
+    const services = parse(result.stdout).services as Record<string, Service>;
+    const nodes = ['redis-1', 'redis-2', 'redis-3', 'redis-4', 'redis-5', 'redis-6'];
+    for (const node of nodes) {
+      expect(services[node]?.command?.join(' '), node).toContain('--cluster-enabled yes');
+      expect(services[node]?.healthcheck?.test?.length, node).toBeGreaterThan(1);
+    }
+    const init = services['redis-cluster-init'];
+    expect(init?.command?.join(' ')).toMatch(/--cluster create[\s\S]*--cluster-replicas 1 --cluster-yes/);
+    for (const node of nodes) expect(init?.depends_on?.[node], node).toMatchObject({ condition: 'service_healthy' });
+    for (const name of ['gateway', 'payments', 'merchants', 'settlement', 'webhooks']) {
+      const service = services[name];
+      expect(service?.environment?.REDIS_CLUSTER_NODES, name).toBe(nodes.map((node) => `${node}:6379`).join(','));
+      expect(service?.depends_on?.['redis-cluster-init'], name).toMatchObject({
+        condition: 'service_completed_successfully',
+      });
+      // The rest of the service as docker-compose.yml has it.
+      expect(service?.environment?.DATABASE_URL, name).toBe('postgres://postgres:postgres@postgres:5432/pps');
+      for (const secret of SECRETS) expect(service?.environment?.[secret], `${name} ${secret}`).toBe(values[secret]);
+    }
   });
 });

@@ -1,13 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { queuePrefix } from '@pps/shared/testing';
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { personalMerchantAttributes } from '../fixtures/merchants';
-import { billingAddress, expiryIn, refundBody, tokenv3Body } from '../fixtures/payments';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refundBody, tokenv3Body } from '../fixtures/payments';
 import { type Receiver, startReceiver } from '../fixtures/receiver';
+import { expectCreatedOrUnavailable, type Outcome, startServiceProcess } from '../fixtures/service-process';
 import { createPrivatePostgres, type PrivatePostgres } from '../private-postgres';
-import { freePort, processTracker } from '../processes';
+import { processTracker } from '../processes';
 import { waitFor } from '../wait';
 
 /**
@@ -24,21 +23,12 @@ let receiver: Receiver;
 let service: ChildProcess;
 let base: string;
 let sql: postgres.Sql;
-let headers: Record<string, string>;
 let merchantId: string;
 let tokenId: string;
+let call: Awaited<ReturnType<typeof startServiceProcess>>['call'];
+let createOnce: Awaited<ReturnType<typeof startServiceProcess>>['createOnce'];
 const processes = processTracker();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function call(method: string, path: string, body?: unknown, extra: Record<string, string> = {}) {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers, ...extra },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
-}
 
 beforeAll(async () => {
   pg = await createPrivatePostgres();
@@ -48,57 +38,13 @@ beforeAll(async () => {
   await admin.end();
   sql = postgres(pg.url('pps'), { max: 2, onnotice: () => {} });
   receiver = await startReceiver();
-
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  service = processes.spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'error',
-    DATABASE_URL: pg.url('pps'),
-    QUEUE_PREFIX: queuePrefix('pgrestart', inject('runId')),
-    PORT: String(port),
-    PUBLIC_BASE_URL: base,
-    DEMO_ACCOUNT: 'false',
-    DEMO_PORT: '0',
-    OUTBOX_POLL_INTERVAL_MS: '200',
-    WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,2,2,3',
+  ({ service, base, call, createOnce, merchantId, tokenId } = await startServiceProcess(processes, {
+    databaseUrl: pg.url('pps'),
+    webhookUrl: receiver.url('/hooks'),
+    kind: 'pgrestart',
     // Batches of several payments for certain, so the restarts fall in the middle of group commits.
-    GROUP_COMMIT_WAIT_MS: '3',
-  });
-  await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, {
-    timeoutMs: 60_000,
-    what: 'the service',
-    retryOnError: true,
-  });
-
-  headers = { authorization: 'Bearer dev-admin-token' };
-  const account = await call('POST', '/admin/accounts', { data: { type: 'accounts', attributes: { name: 'Fault' } } });
-  const { apiKey, appId } = account.body.data.attributes;
-  headers = { 'x-api-key': apiKey };
-  const key = await call('POST', '/auth/key', { data: { type: 'auth', attributes: { appId } } });
-  const token = await call('POST', '/auth/token', {
-    data: { type: 'auth', attributes: { appKey: key.body.data.attributes.appKey } },
-  });
-  headers = { authorization: `Bearer ${token.body.data.attributes.appToken}`, 'x-api-key': apiKey, appid: appId };
-  const merchant = await call('POST', '/merchants', {
-    data: { type: 'merchants', attributes: personalMerchantAttributes() },
-  });
-  merchantId = merchant.body.data.id;
-  const card = await call('POST', '/tokens', {
-    data: {
-      type: 'tokens',
-      attributes: {
-        tokenType: 'card',
-        card: { holder: 'Jane Doe', number: '4242424242424242', expiry: expiryIn(3), code: '123' },
-        billingAddress,
-      },
-    },
-  });
-  tokenId = card.body.data.id;
-  const webhook = await call('POST', '/webhooks', {
-    data: { type: 'webhooks', attributes: { url: receiver.url('/hooks'), events: ['*'] } },
-  });
-  expect(webhook.status).toBe(201);
+    env: { GROUP_COMMIT_WAIT_MS: '3' },
+  }));
 }, 120_000);
 
 afterAll(async () => {
@@ -108,43 +54,8 @@ afterAll(async () => {
   await pg?.destroy();
 });
 
-type Outcome = { status: number | 'socket error'; ms: number; code?: string; retryAfter?: string | null };
-
-/** Makes one record (`body` with its requestId), retrying after a 503 or a dropped connection, as a client should. */
-async function createOnce(body: { data: { requestId?: string } }, outcomes: Outcome[]): Promise<string> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const started = Date.now();
-    try {
-      const response = await call('POST', '/payments', body);
-      outcomes.push({
-        status: response.status,
-        ms: Date.now() - started,
-        code: response.body?.errors?.[0]?.code,
-        retryAfter: response.headers.get('retry-after'),
-      });
-      if (response.status === 201) return response.body.data.id;
-    } catch {
-      outcomes.push({ status: 'socket error', ms: Date.now() - started });
-    }
-    await sleep(100);
-  }
-  throw new Error(`${body.data.requestId} never made`);
-}
-
 const payOnce = (requestId: string, outcomes: Outcome[]) =>
   createOnce(tokenv3Body({ merchantId, tokenId, amount: '1500', requestId }), outcomes);
-
-/** Every answer a 201, or a 503 `database_unavailable` with Retry-After: never a 500, a hang or a dropped connection. */
-function expectCreatedOrUnavailable(outcomes: Outcome[]) {
-  const statuses = [...new Set(outcomes.map((outcome) => outcome.status))].sort();
-  expect(
-    statuses.every((status) => status === 201 || status === 503),
-    JSON.stringify(statuses),
-  ).toBe(true);
-  for (const failed of outcomes.filter((outcome) => outcome.status === 503)) {
-    expect(failed).toMatchObject({ code: 'database_unavailable', retryAfter: '1' });
-  }
-}
 
 const payments = new Map<string, string>();
 /** The event ids the receiver got (`webhook-id`), retries included. */
