@@ -1,8 +1,8 @@
 import { verifyKeptFigures } from '@pps/shared/ledger';
+import { type RedisCluster, startRedisCluster } from '@pps/shared/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postPayment, setClock, tokenv3Body } from '../fixtures/payments';
 import { type Receiver, startReceiver, verifyReceived } from '../fixtures/receiver';
-import { type RedisCluster, startRedisCluster } from '../fixtures/redis-cluster';
 import { createWorld } from '../fixtures/world';
 import { type Credentials, createTestStack, type TestStack } from '../harness';
 import { waitFor } from '../wait';

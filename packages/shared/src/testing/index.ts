@@ -1,3 +1,4 @@
 export * from './databases';
 export * from './queue-keys';
+export * from './redis-cluster';
 export * from './runs';
