@@ -10,6 +10,7 @@ import { createDatabase, schema } from '@pps/shared/db';
 import { writeEvents } from '@pps/shared/events';
 import { newId } from '@pps/shared/ids';
 import { createLogger } from '@pps/shared/logger';
+import { startRedisCluster } from '@pps/shared/testing';
 import { newWebhookSecret } from '@pps/webhooks';
 import { build } from '../scripts/build';
 import { sampleCpu } from './cpu';
@@ -20,7 +21,7 @@ import { benchQueuePrefix, NODE_FLAGS, removeBenchKeys } from './servers';
  * `npm run bench:webhooks`: events written to the outbox (in transactions of 100, a backlog in one) and delivered
  * by real webhooks processes (the compiled `webhooks.js`, started as production starts it: relay + delivery workers)
  * to local receivers subscribed to everything, on a database of its own made afresh (BENCH_DATABASE_URL, default
- * pps_bench_webhooks). Six scenarios, of four kinds:
+ * pps_bench_webhooks). Seven scenarios, of five kinds:
  * - **burst, 1 process** and **burst, 2 processes**: BENCH_WEBHOOK_EVENTS (10,000) written at once, one endpoint:
  *   deliveries per second until the last is received, and the ratio of two processes to one;
  * - **backlog, 1 process** and **backlog, 2 processes**: BENCH_WEBHOOK_BACKLOG events (40,000) committed at once, in
@@ -28,7 +29,9 @@ import { benchQueuePrefix, NODE_FLAGS, removeBenchKeys } from './servers';
  *   beside them;
  * - **sustained**: BENCH_WEBHOOK_RATE events/s (1,000) for BENCH_WEBHOOK_SECONDS (30), one endpoint, one process;
  * - **slow neighbour**: the same rate for half as long, split between two accounts whose receivers answer at once
- *   and after 2 s: the fast endpoint's lag beside the slow one's.
+ *   and after 2 s: the fast endpoint's lag beside the slow one's;
+ * - **redis**: a burst whose every first attempt is refused (each delivery then a BullMQ retry job), on one Redis and
+ *   on a Redis Cluster of three masters and three replicas the bench starts (Debian's `redis-server`), and the ratio.
  * Every scenario's processes are warmed first: BENCH_WEBHOOK_WARMUP events (10,000) of an account of their own are
  * delivered before anything is counted, as the payment bench warms its servers (a process's first seconds go to
  * compiling its code; a deployment's processes have run for a while).
@@ -39,7 +42,7 @@ import { benchQueuePrefix, NODE_FLAGS, removeBenchKeys } from './servers';
  * writes the same full pages).
  * BENCH_WORKER_NODE_ARGS passes Node flags to the webhooks processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`);
  * BENCH_WEBHOOK_SCENARIOS runs only some, by name (comma-separated: burst1, burst2, backlog1, backlog2, sustained,
- * slow; all by default), e.g. to compare two trees on one scenario back to back.
+ * slow, redis; all by default), e.g. to compare two trees on one scenario back to back.
  * Numbers only: nothing here is asserted.
  */
 const COUNT = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
@@ -70,8 +73,12 @@ type Receiver = {
   waitFor: (n: number) => Promise<void>;
 };
 
-/** A receiver that answers each delivery after `delayMs`, counting the lag of the first receipt of each event. */
-async function startReceiver(delayMs = 0): Promise<Receiver> {
+/**
+ * A receiver that answers each delivery after `delayMs`, counting the lag of the first receipt of each event; with
+ * `refuseFirst`, it answers each event's first attempt 500, so every delivery is a retry: a BullMQ job.
+ */
+async function startReceiver(delayMs = 0, options: { refuseFirst?: boolean } = {}): Promise<Receiver> {
+  const refused = new Set<string>();
   const receiver = {
     lags: [] as number[],
     requests: 0,
@@ -83,6 +90,11 @@ async function startReceiver(delayMs = 0): Promise<Receiver> {
     const id = String(request.headers['webhook-id']);
     request.resume();
     request.on('end', () => {
+      if (options.refuseFirst && !refused.has(id)) {
+        refused.add(id);
+        response.writeHead(500).end();
+        return;
+      }
       const now = performance.now();
       const committed = committedAt.get(id);
       if (committed !== undefined) {
@@ -165,13 +177,13 @@ async function seedHistory(): Promise<void> {
   }
 }
 
-/** `count` webhooks processes on one queue prefix, just spawned. */
-function spawnWorkers(count: number): ChildProcess[] {
+/** `count` webhooks processes on one queue prefix, just spawned, with `env` beside the bench's. */
+function spawnWorkers(count: number, env: Record<string, string> = {}): ChildProcess[] {
   const args = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const prefix = benchQueuePrefix('bench');
   return Array.from({ length: count }, () =>
     spawn(process.execPath, [...NODE_FLAGS, ...args, join(outdir, 'webhooks.js')], {
-      env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'error', DATABASE_URL: url, QUEUE_PREFIX: prefix },
+      env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'error', DATABASE_URL: url, QUEUE_PREFIX: prefix, ...env },
       stdio: 'inherit',
     }),
   );
@@ -182,8 +194,8 @@ function spawnWorkers(count: number): ChildProcess[] {
  * account of their own delivered to a receiver of their own. Cold, one process drained a backlog of 10,000 at 0.17 to
  * 0.19 ms of CPU per delivery, and one of 40,000, where its first seconds weigh less, at 0.12 (docs/decisions.md).
  */
-async function startWorkers(count: number): Promise<ChildProcess[]> {
-  const workers = spawnWorkers(count);
+async function startWorkers(count: number, env: Record<string, string> = {}): Promise<ChildProcess[]> {
+  const workers = spawnWorkers(count, env);
   await new Promise((resolve) => setTimeout(resolve, 5000)); // the relays start listening
   if (WARMUP > 0) {
     const receiver = await startReceiver();
@@ -423,6 +435,50 @@ async function slowNeighbour(): Promise<void> {
   slow.server.close();
 }
 
+/**
+ * A burst whose every first attempt the receiver refuses, so every delivery is a BullMQ retry job (a second after):
+ * the pipeline's Redis traffic, on one Redis or on a Redis Cluster of three masters and three replicas of the bench's
+ * own (`redis`: `{ nodes }`), one process. Deliveries per second count from the first write to the last receipt.
+ */
+async function retried(redis: 'one Redis' | { nodes: string }): Promise<void> {
+  const env = {
+    WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1,1,1',
+    ...(redis === 'one Redis' ? {} : { REDIS_CLUSTER_NODES: redis.nodes }),
+  };
+  const warm = await startWorkers(1, env);
+  const receiver = await startReceiver(0, { refuseFirst: true });
+  const accountId = await subscribedAccount(receiver);
+  await vacuumAnalyze(url);
+  const cpu = await cpuMeter(warm);
+  const started = performance.now();
+  await writeAll(accountId);
+  await receiver.waitFor(COUNT);
+  const seconds = (receiver.lastReceipt - started) / 1000;
+  const where = redis === 'one Redis' ? 'one Redis' : 'a Redis Cluster (3 masters, 3 replicas)';
+  rows.push(
+    rowOf(
+      `burst of ${COUNT.toLocaleString('en-US')}, every first attempt refused (a BullMQ job each), 1 process, ${where}`,
+      COUNT,
+      Math.round(COUNT / seconds),
+      receiver,
+      await cpu(COUNT),
+    ),
+  );
+  await stopWorkers(warm);
+  receiver.server.close();
+}
+
+/** `retried` on one Redis, then on a Redis Cluster, in one run. */
+async function redisAndCluster(): Promise<void> {
+  await retried('one Redis');
+  const cluster = await startRedisCluster();
+  try {
+    await retried({ nodes: cluster.nodes });
+  } finally {
+    await cluster.stop();
+  }
+}
+
 const scenarios: Record<string, () => Promise<void>> = {
   burst1: () => burst(1),
   burst2: () => burst(2),
@@ -430,6 +486,7 @@ const scenarios: Record<string, () => Promise<void>> = {
   backlog2: () => backlog(2),
   sustained,
   slow: slowNeighbour,
+  redis: redisAndCluster,
 };
 const chosen = (process.env.BENCH_WEBHOOK_SCENARIOS ?? Object.keys(scenarios).join(','))
   .split(',')
@@ -464,6 +521,14 @@ const ratio = (kind: 'burst' | 'backlog') => {
   return one && two ? `${(two.perSecond / one.perSecond).toFixed(2)}×` : '—';
 };
 console.log(`\nTwo processes / one: ${ratio('burst')} in the burst, ${ratio('backlog')} draining a backlog`);
+const [oneRedis, cluster] = ['one Redis', 'a Redis Cluster'].map((where) =>
+  rows.find((row) => row.scenario.startsWith('burst') && row.scenario.includes(where)),
+);
+if (oneRedis && cluster) {
+  console.log(
+    `Redis Cluster / one Redis: ${(cluster.perSecond / oneRedis.perSecond).toFixed(2)}× (retried deliveries)`,
+  );
+}
 await database.close();
 await removeBenchKeys();
 process.exit(0);
