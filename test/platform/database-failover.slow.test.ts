@@ -1,4 +1,3 @@
-import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,12 +17,9 @@ import { waitFor } from '../wait';
  */
 let pg: ReplicatedPostgres;
 let receiver: Receiver;
-let service: ChildProcess;
+/** The service, its account's merchant and card, and how to call it. */
+let svc: Awaited<ReturnType<typeof startServiceProcess>>;
 let sql: postgres.Sql;
-let merchantId: string;
-let tokenId: string;
-let call: Awaited<ReturnType<typeof startServiceProcess>>['call'];
-let createOnce: Awaited<ReturnType<typeof startServiceProcess>>['createOnce'];
 const processes = processTracker();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -33,11 +29,11 @@ beforeAll(async () => {
   await admin`create database pps`;
   await admin.end();
   receiver = await startReceiver();
-  ({ service, call, createOnce, merchantId, tokenId } = await startServiceProcess(processes, {
+  svc = await startServiceProcess(processes, {
     databaseUrl: pg.url('pps'),
     webhookUrl: receiver.url('/hooks'),
     kind: 'pgfailover',
-  }));
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -59,7 +55,10 @@ describe('a PostgreSQL failover under load', () => {
         const requestId = randomUUID();
         payments.set(
           requestId,
-          await createOnce(tokenv3Body({ merchantId, tokenId, amount: '1500', requestId }), outcomes),
+          await svc.createOnce(
+            tokenv3Body({ merchantId: svc.merchantId, tokenId: svc.tokenId, amount: '1500', requestId }),
+            outcomes,
+          ),
         );
       }
     });
@@ -86,22 +85,22 @@ describe('a PostgreSQL failover under load', () => {
         `answering again ${answeredAgain - promoted} ms after the promotion (${answeredAgain - stopped} ms after the stop)`,
     );
 
-    expect(service.exitCode).toBeNull();
+    expect(svc.service.exitCode).toBeNull();
     expectCreatedOrUnavailable(outcomes);
     expect(answeredAgain - promoted).toBeLessThan(10_000);
     sql = postgres(pg.standby.url('pps'), { max: 2, onnotice: () => {} });
-    const stored = await sql`select id from payments where merchant_id = ${merchantId}`;
+    const stored = await sql`select id from payments where merchant_id = ${svc.merchantId}`;
     // Lost 0, doubled 0: every requestId's 201 is stored once, and nothing else is.
     expect(stored.map((row) => row.id).sort()).toEqual([...new Set(payments.values())].sort());
     expect(new Set(payments.values()).size).toBe(payments.size);
     const keys = await sql`
       select k.request_id, k.payment_id from idempotency_keys k
-      join payments p on p.id = k.payment_id where p.merchant_id = ${merchantId}`;
+      join payments p on p.id = k.payment_id where p.merchant_id = ${svc.merchantId}`;
     expect(new Map(keys.map((row) => [row.request_id, row.payment_id]))).toEqual(payments);
   }, 90_000);
 
   it('settles and delivers on the promoted primary', async () => {
-    const clock = await call('POST', '/sandbox/clock', {
+    const clock = await svc.call('POST', '/sandbox/clock', {
       data: { type: 'clock', attributes: { advanceSeconds: 7 * 86_400 } },
     });
     expect(clock.status).toBe(200);
@@ -117,6 +116,6 @@ describe('a PostgreSQL failover under load', () => {
       what: 'every event delivered',
       retryOnError: true,
     });
-    expect(service.exitCode).toBeNull();
+    expect(svc.service.exitCode).toBeNull();
   }, 60_000);
 });
