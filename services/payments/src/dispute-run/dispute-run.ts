@@ -1,6 +1,6 @@
 import { accountClock } from '@pps/shared/clock';
 import type { Config } from '@pps/shared/config';
-import { type Db, withTransaction } from '@pps/shared/db';
+import { type Db, isDatabaseUnavailable, withTransaction } from '@pps/shared/db';
 import type { Logger } from '@pps/shared/logger';
 import { type DisputeMove, moveDispute, openDispute } from '../dispute-model/dispute-transitions';
 import { dueDisputeIds, lockDispute } from '../dispute-model/disputes.repository';
@@ -27,8 +27,15 @@ export async function runDisputes(
   const result: DisputeRunResult = { opened: 0, expired: 0, decided: 0 };
   for (const reported of await deps.processor.disputes({ accountId: options.accountId, now: options.now })) {
     if (options.signal?.aborted) return result;
-    const opened = await withTransaction(deps.db, (tx) => openDispute(tx, wall, reported));
-    if (opened) result.opened += 1;
+    try {
+      const opened = await withTransaction(deps.db, (tx) => openDispute(tx, wall, reported));
+      if (opened) result.opened += 1;
+    } catch (error) {
+      // One dispute the platform cannot store (naming no card payment of ours) must not hold back the others; a
+      // database that went away stops the run, which the next one takes up.
+      if (isDatabaseUnavailable(error)) throw error;
+      deps.log.error({ networkId: reported.networkId, err: (error as Error).message }, 'network dispute not stored');
+    }
   }
   for (const due of ['expire', 'decide'] as const) {
     for (;;) {
