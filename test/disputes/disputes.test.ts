@@ -338,3 +338,28 @@ describe('two runs at once', () => {
     expect(postings[0]!.n).toBe(1);
   });
 });
+
+describe('a network dispute the platform cannot store', () => {
+  it('is logged and skipped: the others are stored', async () => {
+    class NamingUnknownPayments extends SandboxProcessor {
+      override async disputes(query: { accountId?: string; now: Date }) {
+        const unknown = { networkId: `sbx_dp_unknown_${Date.now()}`, paymentId: 'pay_unknown' };
+        const real = await super.disputes(query);
+        return [{ ...real[0]!, ...unknown }, ...real];
+      }
+    }
+    const tokenId = await createCardToken(stack, creds, CHARGEBACK_CARD);
+    const paid = await createPayment(stack, creds, tokenv3Body({ merchantId, tokenId, amount: String(AMOUNT) }));
+    await moveClock(creds, new Date(new Date(paid.body.data.attributes.settleAt).getTime() + 1000));
+    await runSettlementPass(deps(), { now: new Date(), batchSize: 100, accountId: creds.accountId });
+    const [settled] = await stack.sql`select settled_at from payments where id = ${paid.body.data.id}`;
+    await moveClock(creds, new Date(settleAtFor(new Date(settled!.settled_at), 1).getTime() + 1000));
+    const run = await runDisputes(
+      { ...deps(), processor: new NamingUnknownPayments({ db: stack.db }) },
+      { now: new Date(), accountId: creds.accountId },
+    );
+    expect(run.opened).toBe(1);
+    expect(await stack.sql`select 1 from disputes where payment_id = ${paid.body.data.id}`).toHaveLength(1);
+    expect(await stack.sql`select 1 from disputes where payment_id = 'pay_unknown'`).toHaveLength(0);
+  });
+});
