@@ -202,6 +202,11 @@ export const configSchema = z.object({
     .string()
     .regex(/^\d{1,17}$/)
     .default('000000000001'),
+  /**
+   * How long a webhook delivery's job may have gone out before the relay's stale sweep gives it another (a job a
+   * Redis failover or restart lost); the sweep runs every quarter of it.
+   */
+  WEBHOOK_STALE_SECONDS: z.coerce.number().int().min(2).max(3600).default(120),
   /** Seconds before each retry of a webhook delivery (docs/design.md), each with ±20 % jitter. */
   WEBHOOK_RETRY_SCHEDULE_SECONDS: z
     .string()

@@ -17,7 +17,6 @@ import {
 import { wakeableLoop } from './wakeable-loop';
 
 const BATCH = 500;
-const SWEEP_EVERY_MS = 30_000;
 /** Lapsed leases are looked for at most this often (an indexed read of the few leased deliveries). */
 const LEASE_SWEEP_EVERY_MS = 1_000;
 /**
@@ -45,7 +44,8 @@ export function startOutboxRelay(deps: {
   metrics?: Metrics;
 }) {
   const log = deps.log.child({ module: 'outbox-relay' });
-  const relayDeps = { db: deps.db, queue: deps.queue, batchSize: BATCH };
+  const staleAfterMs = deps.config.WEBHOOK_STALE_SECONDS * 1000;
+  const relayDeps = { db: deps.db, queue: deps.queue, batchSize: BATCH, staleAfterMs };
   const lease = leaseMs(deps.config);
   let stopped = false;
   let lastSweep = 0;
@@ -74,7 +74,7 @@ export function startOutboxRelay(deps: {
           deps.metrics?.webhookFirstAttempts.inc({ way: 'reclaimed' }, reclaimed);
         }
       }
-      if (Date.now() - lastSweep > SWEEP_EVERY_MS) {
+      if (Date.now() - lastSweep > staleAfterMs / 4) {
         lastSweep = Date.now();
         const requeued = await requeueStale(relayDeps);
         if (requeued > 0) log.warn({ requeued }, 'stale webhook deliveries enqueued again');

@@ -11,7 +11,15 @@ import type { LeasedDelivery } from '../delivery/direct-deliveries';
 
 const { events, webhookDeliveries, webhookEndpoints } = schema;
 
-export type RelayDeps = { db: Db; queue: Queue; batchSize: number };
+export type RelayDeps = {
+  db: Db;
+  queue: Queue;
+  batchSize: number;
+  /** How long a delivery's job may have gone out before the stale sweep gives it another (WEBHOOK_STALE_SECONDS). */
+  staleAfterMs?: number;
+};
+
+const STALE_AFTER_MS = 120_000;
 
 const jobColumns = {
   id: webhookDeliveries.id,
@@ -210,7 +218,7 @@ export async function reopenInFlightDeliveries(db: DbOrTx): Promise<number> {
  * mid-job). A live job is left alone (`enqueueUnlessAlive`).
  */
 export async function requeueStale(deps: RelayDeps, now = new Date()): Promise<number> {
-  const stale = await staleDeliveries(deps.db, now, deps.batchSize);
+  const stale = await staleDeliveries(deps.db, now, deps.batchSize, deps.staleAfterMs);
   await enqueueUnlessAlive(deps.queue, stale);
   return stale.length;
 }
@@ -235,19 +243,19 @@ async function enqueueUnlessAlive(queue: Queue, deliveries: JobOf[]): Promise<nu
 }
 
 /**
- * Pending deliveries whose job went out over two minutes ago and whose next attempt is over a minute late; read
- * along the in-flight index (pending, enqueued, not leased), so the sweep never scans the deliveries done. Leased
- * ones are the lease sweep's.
+ * Pending deliveries whose job went out over `staleAfterMs` ago (two minutes by default) and whose next attempt is
+ * over half of that late; read along the in-flight index (pending, enqueued, not leased), so the sweep never scans
+ * the deliveries done. Leased ones are the lease sweep's.
  */
-export function staleDeliveries(db: DbOrTx, now: Date, limit: number) {
+export function staleDeliveries(db: DbOrTx, now: Date, limit: number, staleAfterMs = STALE_AFTER_MS) {
   return db
     .select(jobColumns)
     .from(webhookDeliveries)
     .where(
       and(
         eq(webhookDeliveries.status, 'pending'),
-        sql`${webhookDeliveries.enqueuedAt} < ${new Date(now.getTime() - 120_000).toISOString()}::timestamptz`,
-        sql`coalesce(${webhookDeliveries.nextAttemptAt}, ${webhookDeliveries.enqueuedAt}) < ${new Date(now.getTime() - 60_000).toISOString()}::timestamptz`,
+        sql`${webhookDeliveries.enqueuedAt} < ${new Date(now.getTime() - staleAfterMs).toISOString()}::timestamptz`,
+        sql`coalesce(${webhookDeliveries.nextAttemptAt}, ${webhookDeliveries.enqueuedAt}) < ${new Date(now.getTime() - staleAfterMs / 2).toISOString()}::timestamptz`,
         isNull(webhookDeliveries.leasedUntil),
       ),
     )
