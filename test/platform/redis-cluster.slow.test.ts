@@ -26,11 +26,13 @@ beforeAll(async () => {
   stack = await createTestStack({
     settlement: true,
     webhooks: true,
-    // Retries and passes every second, so both go through the cluster within the test.
+    // Retries and passes every second, so both go through the cluster within the test; a retry job the killed
+    // master took with it is given another after 4 s (the stale sweep), not the default two minutes.
     env: {
       REDIS_CLUSTER_NODES: cluster.nodes,
       WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1,1,1',
       SETTLEMENT_INTERVAL_SECONDS: '1',
+      WEBHOOK_STALE_SECONDS: '4',
     },
   });
   ({ creds, merchantId, tokenId } = await createWorld(stack, { account: 'On a Redis Cluster' }));
