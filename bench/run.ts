@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import postgres from 'postgres';
 import { build } from '../scripts/build';
 import { cpuPerRequest, sampleCpu } from './cpu';
 import { freshDatabase, vacuumAnalyze } from './fresh-database';
@@ -19,7 +20,8 @@ import { prepareWorld, type World } from './world';
  * (`capture: false`) and then a capture of each of them (as many requests as authorizations were made). The machine
  * is shared and noisy: read the ratios to
  * the baseline, which is measured first and last and averaged, and the CPU milliseconds each request cost the server's
- * processes and PostgreSQL (steadier than requests per second when something else takes the cores). Every server is
+ * processes and PostgreSQL (steadier than requests per second when something else takes the cores), with the WAL
+ * bytes and the commits each request cost PostgreSQL (`pg_current_wal_lsn`, `pg_stat_database`). Every server is
  * warmed up (5 s of its first load, not counted), and both databases vacuumed and analyzed (`vacuumAnalyze`), before
  * each load is measured; each load is measured in a window that opens once its connections are in (`windowedLoad`).
  * Results go to bench/results/<date>.json and .md.
@@ -42,6 +44,9 @@ type Row = {
   serverCpuMs: number;
   postgresCpuMs: number;
   loadGeneratorCpuMs: number;
+  /** What each request cost PostgreSQL besides CPU: WAL bytes written (the cluster's), and commits (its database's). */
+  walBytesPerRequest: number;
+  commitsPerRequest: number;
   vsBaseline?: number;
 };
 
@@ -51,6 +56,21 @@ const platformDb = `${POSTGRES}/pps_bench`;
 const bareDb = `${POSTGRES}/pps_bench_bare`;
 await freshDatabase(platformDb);
 await freshDatabase(bareDb, { migrate: false });
+
+/** Reads the cluster's WAL position and a database's commits, beside the loads (one connection of its own). */
+const monitor = postgres(`${POSTGRES}/postgres`, { max: 1, onnotice: () => {} });
+
+/**
+ * The WAL written so far (bytes, the whole cluster's: one server is loaded at a time, and autovacuum is off here or
+ * quiet) and `database`'s commits (`pg_stat_database.xact_commit`). Each backend reports its commits at most a
+ * second late; under a steady load the lag is the same at both ends of a window, so a difference is right.
+ */
+async function walAndCommits(database: string): Promise<{ wal: number; commits: number }> {
+  const [row] = await monitor<{ wal: string; commits: string }[]>`
+    select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as wal,
+      (select xact_commit from pg_stat_database where datname = ${database})::text as commits`;
+  return { wal: Number(row?.wal), commits: Number(row?.commits) };
+}
 
 const rows: Row[] = [];
 try {
@@ -172,6 +192,7 @@ try {
   for (const row of rows) row.vsBaseline = Number((row.requestsPerSecond / baseline).toFixed(2));
   await report(rows, { baselineFirst: baselineFirst.requestsPerSecond, baselineLast: baselineLast.requestsPerSecond });
 } finally {
+  await monitor.end({ timeout: 1 });
   await stopAll();
 }
 process.exit(0);
@@ -252,13 +273,19 @@ async function load(scenario: string, mode: Row['mode'], target: Target, options
   const { path, ...rest } = options;
   await vacuumAnalyze(bareDb, platformDb);
   const pids = [...target.processes.map((child) => child.pid as number), ...(target.pids ?? [])];
+  const database = mode === 'bare' ? 'pps_bench_bare' : 'pps_bench';
   const run = windowedLoad({ url: `${target.base}${path}`, connections: CONNECTIONS, ...rest }, SECONDS, async () => {
-    const before = await sampleCpu(pids);
+    const [before, pgBefore] = [await sampleCpu(pids), await walAndCommits(database)];
     const ownBefore = process.cpuUsage();
-    return async () => ({ before, own: process.cpuUsage(ownBefore), after: await sampleCpu(pids) });
+    return async () => ({
+      before,
+      own: process.cpuUsage(ownBefore),
+      after: await sampleCpu(pids),
+      pg: { before: pgBefore, after: await walAndCommits(database) },
+    });
   });
   const [measured, rssMb] = await Promise.all([run, peakRss(pids, run)]);
-  const { before, own, after } = measured.span;
+  const { before, own, after, pg } = measured.span;
   const requests = measured.inWindow.length;
   const cpu = cpuPerRequest(before, after, requests);
   const row: Row = {
@@ -269,6 +296,8 @@ async function load(scenario: string, mode: Row['mode'], target: Target, options
     serverCpuMs: cpu.serverMs,
     postgresCpuMs: cpu.postgresMs,
     loadGeneratorCpuMs: Number(((own.user + own.system) / 1000 / requests).toFixed(2)),
+    walBytesPerRequest: Math.round((pg.after.wal - pg.before.wal) / requests),
+    commitsPerRequest: Number(((pg.after.commits - pg.before.commits) / requests).toFixed(3)),
   };
   console.log(`${mode.padEnd(22)} ${scenario.padEnd(44)} ${String(row.requestsPerSecond).padStart(7)} req/s`);
   return row;
@@ -311,12 +340,13 @@ async function report(rows: Row[], baselines: { baselineFirst: number; baselineL
     `${SECONDS} s per scenario, from ${SETTLE_SECONDS} s after its load began (its connections in), ` +
     `${CONNECTIONS} connections, loopback, load generator on the same machine`;
   const table = [
-    '| mode | scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | server CPU ms/req | PostgreSQL CPU ms/req | load generator CPU ms/req | cores busy: server · all | vs baseline |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| mode | scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | server CPU ms/req | PostgreSQL CPU ms/req | load generator CPU ms/req | WAL bytes/req | commits/req | cores busy: server · all | vs baseline |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (row) =>
         `| ${row.mode} | ${row.scenario} | ${row.requestsPerSecond} | ${row.p50Ms} | ${row.p99Ms} | ${row.errors} | ` +
-        `${row.rssMb} | ${row.serverCpuMs} | ${row.postgresCpuMs} | ${row.loadGeneratorCpuMs} | ${coresBusy(row)} | ` +
+        `${row.rssMb} | ${row.serverCpuMs} | ${row.postgresCpuMs} | ${row.loadGeneratorCpuMs} | ` +
+        `${row.walBytesPerRequest.toLocaleString('en-US')} | ${row.commitsPerRequest} | ${coresBusy(row)} | ` +
         `${row.vsBaseline?.toFixed(2)} |`,
     ),
   ].join('\n');
