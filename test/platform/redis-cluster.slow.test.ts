@@ -27,12 +27,15 @@ beforeAll(async () => {
     settlement: true,
     webhooks: true,
     // Retries and passes every second, so both go through the cluster within the test; a retry job the killed
-    // master took with it is given another after 4 s (the stale sweep), not the default two minutes.
+    // master took with it is given another after 4 s (the stale sweep), not the default two minutes, and one it left
+    // active with its lock is taken up again once a 5 s lock lapses (BullMQ's stalled check), not 30 s.
     env: {
       REDIS_CLUSTER_NODES: cluster.nodes,
       WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1,1,1',
       SETTLEMENT_INTERVAL_SECONDS: '1',
       WEBHOOK_STALE_SECONDS: '4',
+      WEBHOOK_JOB_LOCK_MS: '5000',
+      WEBHOOK_TIMEOUT_MS: '2000',
     },
   });
   ({ creds, merchantId, tokenId } = await createWorld(stack, { account: 'On a Redis Cluster' }));
@@ -129,7 +132,7 @@ describe('on a Redis Cluster', () => {
     await waitFor(() => answeredFor('payment.created').size + answeredFor('payment.completed').size, {
       until: (count) => count === 2 * ids.length,
       what: "every payment's created and completed events answered",
-      timeoutMs: 60_000,
+      timeoutMs: 120_000,
     });
     const events = [...deliveredEvents().values()];
     for (const type of ['payment.created', 'payment.completed']) {
