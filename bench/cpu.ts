@@ -17,18 +17,26 @@ async function cpuOf(pid: string): Promise<{ command: string; seconds: number } 
 /**
  * What the servers and PostgreSQL have used so far. On a shared machine the CPU a request costs is steadier than
  * the requests per second it allows: read the difference of two samples divided by the requests between them.
+ * PostgreSQL is one cluster's processes when its postmaster's id is given (the postmaster and its children: the
+ * bench's own cluster), else every process named `postgres`.
  */
-export async function sampleCpu(serverPids: number[]): Promise<CpuSample> {
+export async function sampleCpu(serverPids: number[], postmaster?: number): Promise<CpuSample> {
   const servers = new Set(serverPids.map(String));
+  const cluster = postmaster ? new Set([String(postmaster), ...(await childrenOf(postmaster))]) : undefined;
   const sample: CpuSample = { server: 0, postgres: 0 };
   for (const pid of await readdir('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     const cpu = await cpuOf(pid);
     if (!cpu) continue;
     if (servers.has(pid)) sample.server += cpu.seconds;
-    else if (cpu.command === 'postgres') sample.postgres += cpu.seconds;
+    else if (cluster ? cluster.has(pid) : cpu.command === 'postgres') sample.postgres += cpu.seconds;
   }
   return sample;
+}
+
+async function childrenOf(pid: number): Promise<string[]> {
+  const children = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
+  return children.trim().split(/\s+/).filter(Boolean);
 }
 
 /** CPU milliseconds per request between two samples. */

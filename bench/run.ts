@@ -3,39 +3,46 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import postgres from 'postgres';
 import { build } from '../scripts/build';
+import { type BatchFigures, batchFigures, batchLine, sampleBatches } from './batches';
 import { cpuPerRequest, sampleCpu } from './cpu';
 import { freshDatabase, vacuumAnalyze } from './fresh-database';
+import { benchPostgres, perRequestStatements, postgresMonitor, type TopStatement } from './postgres';
 import { benchQueuePrefix, startServer, stopAll, type Target } from './servers';
-import { figuresOf, SETTLE_SECONDS, windowedLoad } from './window';
+import { figuresOf, fromFirstRequest, SETTLE_SECONDS, windowedLoad } from './window';
 import { prepareWorld, type World } from './world';
 
 /**
  * `npm run bench`: the payment path against a bare baseline, in one run, loaded identically by autocannon
- * (BENCH_CONNECTIONS, default 64, for BENCH_SECONDS, default 10, per scenario). Every server is a child process
- * on its own database: the bare server (bench/bare-server.ts), the platform compiled and started as production
- * starts it (`node dist/start.js`: everything in one process; then WEB_CONCURRENCY=2, a worker per core), and the
- * platform as separate gateway, payments and merchants processes. In one process it also measures authorizations
- * (`capture: false`) and then a capture of each of them (as many requests as authorizations were made). The machine
- * is shared and noisy: read the ratios to
- * the baseline, which is measured first and last and averaged, and the CPU milliseconds each request cost the server's
- * processes and PostgreSQL (steadier than requests per second when something else takes the cores), with the WAL
- * bytes and the commits each request cost PostgreSQL (`pg_current_wal_lsn`, `pg_stat_database`). Every server is
- * warmed up (5 s of its first load, not counted), and both databases vacuumed and analyzed (`vacuumAnalyze`), before
- * each load is measured; each load is measured in a window that opens once its connections are in (`windowedLoad`).
- * Results go to bench/results/<date>.json and .md.
+ * (BENCH_CONNECTIONS, default 64, and BENCH_HIGH_CONNECTIONS, default 256, for the baseline and a new payment;
+ * BENCH_SECONDS, default 10, per scenario). Every server is a child process on its own database of the bench's own
+ * PostgreSQL cluster (bench/postgres.ts): the bare server (bench/bare-server.ts), the platform compiled and started
+ * as production starts it (`node dist/start.js`: everything in one process; then WEB_CONCURRENCY=2, a worker per
+ * core), and the platform as separate gateway, payments and merchants processes. In one process it also measures
+ * authorizations (`capture: false`) and then a capture of each of them (as many requests as authorizations were
+ * made). The machine is shared and noisy: read the ratios to the baseline, which is measured first and last and
+ * averaged, and what each request cost: the CPU milliseconds of the server's processes and of PostgreSQL (steadier
+ * than requests per second when something else takes the cores), and PostgreSQL's WAL bytes, commits and statements.
+ * In one process the group commits' batch sizes are read from `/metrics`. Every server is warmed up (5 s of its
+ * first load, not counted), and both databases vacuumed and analyzed (`vacuumAnalyze`), before each load is
+ * measured; each load is measured in a window that opens once its connections are in (`windowedLoad`), and its
+ * requests per second are also counted from its first request. Results go to bench/results/<date>.json and .md.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const HIGH_CONNECTIONS = Number(process.env.BENCH_HIGH_CONNECTIONS ?? 256);
 const WARM_UP_SECONDS = 5;
-const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const ADMIN_TOKEN = 'dev-admin-token';
+/** BENCH_SCENARIOS=new-payments: the baseline and a new payment only (at both numbers of connections). */
+const ALL_SCENARIOS = process.env.BENCH_SCENARIOS !== 'new-payments';
 
 type Row = {
   scenario: string;
   mode: 'bare' | 'in-process' | 'in-process, 2 workers' | 'multi-process';
+  connections: number;
   requestsPerSecond: number;
+  /** Counted from the load's first request (its connections' way in included). */
+  fromFirstRequestPerSecond: number;
   p50Ms: number;
   p99Ms: number;
   errors: number;
@@ -44,58 +51,50 @@ type Row = {
   serverCpuMs: number;
   postgresCpuMs: number;
   loadGeneratorCpuMs: number;
-  /** What each request cost PostgreSQL besides CPU: WAL bytes written (the cluster's), and commits (its database's). */
+  /** What each request cost PostgreSQL besides CPU: WAL bytes, commits, statements sent and statements run inside them. */
   walBytesPerRequest: number;
   commitsPerRequest: number;
+  statementsPerRequest: number;
+  nestedStatementsPerRequest: number;
+  /** The group commits' batches (in one process). */
+  batches?: BatchFigures[];
+  /** The statements that took PostgreSQL's time. */
+  topStatements: TopStatement[];
   vsBaseline?: number;
+  vsBaselineFromFirst?: number;
 };
 
 const outdir = join('.tmp', `bench-dist-${randomBytes(3).toString('hex')}`);
 await build(outdir);
-const platformDb = `${POSTGRES}/pps_bench`;
-const bareDb = `${POSTGRES}/pps_bench_bare`;
-await freshDatabase(platformDb);
-await freshDatabase(bareDb, { migrate: false });
-
-/** Reads the cluster's WAL position and a database's commits, beside the loads (one connection of its own). */
-const monitor = postgres(`${POSTGRES}/postgres`, { max: 1, onnotice: () => {} });
-
-/**
- * The WAL written so far (bytes, the whole cluster's: one server is loaded at a time, and autovacuum is off here or
- * quiet) and `database`'s commits (`pg_stat_database.xact_commit`). Each backend reports its commits at most a
- * second late; under a steady load the lag is the same at both ends of a window, so a difference is right.
- */
-async function walAndCommits(database: string): Promise<{ wal: number; commits: number }> {
-  const [row] = await monitor<{ wal: string; commits: string }[]>`
-    select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as wal,
-      (select xact_commit from pg_stat_database where datname = ${database})::text as commits`;
-  return { wal: Number(row?.wal), commits: Number(row?.commits) };
-}
+const cluster = await benchPostgres();
+const platformDb = `${cluster.url}/pps_bench`;
+const bareDb = `${cluster.url}/pps_bench_bare`;
+const monitor = await postgresMonitor(cluster.url).catch(async (error) => {
+  await cluster.stop();
+  throw error;
+});
 
 const rows: Row[] = [];
 try {
+  await freshDatabase(platformDb);
+  await freshDatabase(bareDb, { migrate: false });
   const bare = await startServer(
     ['--import', 'tsx', 'bench/bare-server.ts'],
     { DATABASE_URL: bareDb },
     { readyPath: '/payments' },
   );
-  const barePayment = JSON.stringify({
-    data: { type: 'payments', attributes: { merchantId: 'mer_bare', transaction: { amount: '1999' } } },
-  });
-  const bareRun = () =>
-    load('POST /payments (bare baseline)', 'bare', bare, {
-      path: '/payments',
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: barePayment,
-    });
-  await warmUp(bare, {
+  const barePayment: Load = {
     path: '/payments',
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: barePayment,
-  });
-  const baselineFirst = await bareRun();
+    body: JSON.stringify({
+      data: { type: 'payments', attributes: { merchantId: 'mer_bare', transaction: { amount: '1999' } } },
+    }),
+  };
+  const bareRun = (connections: number) =>
+    load('POST /payments (bare baseline)', 'bare', bare, { ...barePayment, connections });
+  await warmUp(bare, barePayment);
+  const baselineFirst = [await bareRun(CONNECTIONS), await bareRun(HIGH_CONNECTIONS)];
 
   const platformEnv = {
     DATABASE_URL: platformDb,
@@ -108,7 +107,45 @@ try {
   const single = await startServer([join(outdir, 'start.js')], platformEnv);
   const world = await prepareWorld(single.base, ADMIN_TOKEN);
   await warmUp(single, paymentLoad(world));
-  rows.push(await load('POST /payments tokenv3 (fresh requestId)', 'in-process', single, paymentLoad(world)));
+  const newPayment = 'POST /payments tokenv3 (fresh requestId)';
+  rows.push(await load(newPayment, 'in-process', single, paymentLoad(world)));
+  rows.push(await load(newPayment, 'in-process', single, { ...paymentLoad(world), connections: HIGH_CONNECTIONS }));
+  if (ALL_SCENARIOS) await otherScenarios(single, world);
+  await stopAll(single.processes);
+
+  if (ALL_SCENARIOS) {
+    // The production start on both cores: WEB_CONCURRENCY=2 workers, each everything-in-one.
+    const workers = await startServer([join(outdir, 'start.js')], { ...platformEnv, WEB_CONCURRENCY: '2' });
+    await waitForWorkers(workers, 2);
+    await warmUp(workers, paymentLoad(world));
+    rows.push(await load(newPayment, 'in-process, 2 workers', workers, paymentLoad(world)));
+    await stopAll(workers.processes);
+
+    const multi = await startMultiProcess(platformEnv);
+    await warmUp(multi, paymentLoad(world));
+    rows.push(await load(newPayment, 'multi-process', multi, paymentLoad(world)));
+    await stopAll(multi.processes);
+  }
+
+  const baselineLast = [await bareRun(HIGH_CONNECTIONS), await bareRun(CONNECTIONS)].reverse();
+  const baselines = baselineFirst.map((first, index) => averaged(first, baselineLast[index] as Row));
+  rows.unshift(...baselines);
+  for (const row of rows) {
+    const baseline = baselines.find((candidate) => candidate.connections === row.connections) ?? baselines[0];
+    if (!baseline) continue;
+    row.vsBaseline = Number((row.requestsPerSecond / baseline.requestsPerSecond).toFixed(2));
+    row.vsBaselineFromFirst = Number((row.fromFirstRequestPerSecond / baseline.fromFirstRequestPerSecond).toFixed(2));
+  }
+  await report(rows, [...baselineFirst, ...baselineLast]);
+} finally {
+  await monitor.end();
+  await stopAll();
+  await cluster.stop();
+}
+process.exit(0);
+
+/** The in-process scenarios besides a new payment: reads, tokens, replays, authorizations and their captures. */
+async function otherScenarios(single: Target, world: World) {
   rows.push(
     await load('GET /payments/{id}', 'in-process', single, {
       path: `/payments/${world.paymentId}`,
@@ -170,32 +207,17 @@ try {
       ],
     }),
   );
-  await stopAll(single.processes);
-
-  // The production start on both cores: WEB_CONCURRENCY=2 workers, each everything-in-one.
-  const workers = await startServer([join(outdir, 'start.js')], { ...platformEnv, WEB_CONCURRENCY: '2' });
-  await waitForWorkers(workers, 2);
-  await warmUp(workers, paymentLoad(world));
-  rows.push(
-    await load('POST /payments tokenv3 (fresh requestId)', 'in-process, 2 workers', workers, paymentLoad(world)),
-  );
-  await stopAll(workers.processes);
-
-  const multi = await startMultiProcess(platformEnv);
-  await warmUp(multi, paymentLoad(world));
-  rows.push(await load('POST /payments tokenv3 (fresh requestId)', 'multi-process', multi, paymentLoad(world)));
-  await stopAll(multi.processes);
-
-  const baselineLast = await bareRun();
-  const baseline = (baselineFirst.requestsPerSecond + baselineLast.requestsPerSecond) / 2;
-  rows.unshift({ ...baselineFirst, requestsPerSecond: Math.round(baseline) });
-  for (const row of rows) row.vsBaseline = Number((row.requestsPerSecond / baseline).toFixed(2));
-  await report(rows, { baselineFirst: baselineFirst.requestsPerSecond, baselineLast: baselineLast.requestsPerSecond });
-} finally {
-  await monitor.end({ timeout: 1 });
-  await stopAll();
 }
-process.exit(0);
+
+/** The baseline, measured first and last: its requests per second averaged, its costs the first run's. */
+function averaged(first: Row, last: Row): Row {
+  const mean = (a: number, b: number) => Math.round((a + b) / 2);
+  return {
+    ...first,
+    requestsPerSecond: mean(first.requestsPerSecond, last.requestsPerSecond),
+    fromFirstRequestPerSecond: mean(first.fromFirstRequestPerSecond, last.fromFirstRequestPerSecond),
+  };
+}
 
 // ——— servers ———
 
@@ -235,6 +257,8 @@ type Load = {
   requests?: autocannon.Request[];
   /** A number of requests in place of the duration. */
   amount?: number;
+  /** BENCH_CONNECTIONS unless given. */
+  connections?: number;
 };
 
 function paymentLoad(world: World): Load {
@@ -270,40 +294,63 @@ async function warmUp(target: Target, options: Load) {
 }
 
 async function load(scenario: string, mode: Row['mode'], target: Target, options: Load): Promise<Row> {
-  const { path, ...rest } = options;
+  const { path, connections = CONNECTIONS, ...rest } = options;
   await vacuumAnalyze(bareDb, platformDb);
   const pids = [...target.processes.map((child) => child.pid as number), ...(target.pids ?? [])];
   const database = mode === 'bare' ? 'pps_bench_bare' : 'pps_bench';
-  const run = windowedLoad({ url: `${target.base}${path}`, connections: CONNECTIONS, ...rest }, SECONDS, async () => {
-    const [before, pgBefore] = [await sampleCpu(pids), await walAndCommits(database)];
-    const ownBefore = process.cpuUsage();
+  // One process answers /metrics for all of its engines; a cluster's or the gateway's would be one worker's part.
+  const batches = mode === 'in-process' ? () => sampleBatches(target.base) : undefined;
+  const run = windowedLoad({ url: `${target.base}${path}`, connections, ...rest }, SECONDS, async () => {
+    await monitor.resetStatements();
+    const before = {
+      cpu: await sampleCpu(pids, cluster.postmaster),
+      pg: await monitor.sample(database),
+      batches: await batches?.(),
+      own: process.cpuUsage(),
+    };
     return async () => ({
       before,
-      own: process.cpuUsage(ownBefore),
-      after: await sampleCpu(pids),
-      pg: { before: pgBefore, after: await walAndCommits(database) },
+      own: process.cpuUsage(before.own),
+      cpu: await sampleCpu(pids, cluster.postmaster),
+      pg: await monitor.sample(database),
+      batches: await batches?.(),
+      statements: await monitor.topStatements(database),
     });
   });
   const [measured, rssMb] = await Promise.all([run, peakRss(pids, run)]);
-  const { before, own, after, pg } = measured.span;
+  const { before, own, cpu: cpuAfter, pg, batches: batchesAfter, statements } = measured.span;
   const requests = measured.inWindow.length;
-  const cpu = cpuPerRequest(before, after, requests);
+  const cpu = cpuPerRequest(before.cpu, cpuAfter, requests);
+  const perRequest = (after: number, start: number, digits: number) =>
+    Number(((after - start) / requests).toFixed(digits));
   const row: Row = {
     scenario,
     mode,
+    connections,
     ...figuresOf(measured),
+    fromFirstRequestPerSecond: fromFirstRequest(measured),
     rssMb,
     serverCpuMs: cpu.serverMs,
     postgresCpuMs: cpu.postgresMs,
     loadGeneratorCpuMs: Number(((own.user + own.system) / 1000 / requests).toFixed(2)),
-    walBytesPerRequest: Math.round((pg.after.wal - pg.before.wal) / requests),
-    commitsPerRequest: Number(((pg.after.commits - pg.before.commits) / requests).toFixed(3)),
+    walBytesPerRequest: Math.round(perRequest(pg.wal, before.pg.wal, 1)),
+    commitsPerRequest: perRequest(pg.commits, before.pg.commits, 3),
+    statementsPerRequest: perRequest(pg.statements, before.pg.statements, 2),
+    nestedStatementsPerRequest: perRequest(pg.nested, before.pg.nested, 2),
+    batches: before.batches && batchesAfter ? batchFigures(before.batches, batchesAfter) : undefined,
+    topStatements: perRequestStatements(statements, requests),
   };
-  console.log(`${mode.padEnd(22)} ${scenario.padEnd(44)} ${String(row.requestsPerSecond).padStart(7)} req/s`);
+  console.log(
+    `${mode.padEnd(22)} ${String(connections).padStart(3)} ${scenario.padEnd(44)} ${String(row.requestsPerSecond).padStart(7)} req/s`,
+  );
   return row;
 }
 
 // ——— report ———
+
+function isNewPayment(row: Row) {
+  return row.mode === 'in-process' && row.scenario.startsWith('POST /payments tokenv3 (');
+}
 
 /**
  * On a machine whose cores the servers, PostgreSQL and the load generator share, requests per second go as the
@@ -312,16 +359,38 @@ async function load(scenario: string, mode: Row['mode'], target: Target, options
  * and load generator CPU): the part of the gap that the database work alone leaves.
  */
 function ceilingNote(rows: Row[]): string {
-  const bare = rows.find((row) => row.mode === 'bare');
-  const payment = rows.find((row) => row.mode === 'in-process' && row.scenario.startsWith('POST /payments tokenv3'));
+  const bare = rows.find((row) => row.mode === 'bare' && row.connections === CONNECTIONS);
+  const payment = rows.find((row) => isNewPayment(row) && row.connections === CONNECTIONS);
   if (!bare || !payment) return '';
   const cost = (row: Row, server: number) => server + row.postgresCpuMs + row.loadGeneratorCpuMs;
   const ceiling = cost(bare, bare.serverCpuMs) / cost(payment, bare.serverCpuMs);
   return (
     `Database-bound ceiling: with its own processes as cheap as the bare server (${bare.serverCpuMs} ms per ` +
-    `request), tokenv3 in-process would reach at most ${ceiling.toFixed(2)} of the baseline; its PostgreSQL CPU ` +
-    `(${payment.postgresCpuMs} ms per payment against ${bare.postgresCpuMs}) alone keeps it there.`
+    `request), tokenv3 in-process would reach at most ${ceiling.toFixed(2)} of the baseline at ${CONNECTIONS} ` +
+    `connections; its PostgreSQL CPU (${payment.postgresCpuMs} ms per payment against ${bare.postgresCpuMs}) keeps it there.`
   );
+}
+
+/** PostgreSQL's cost per new payment against the bare request's, at each number of connections. */
+function databaseNote(rows: Row[]): string {
+  return [CONNECTIONS, HIGH_CONNECTIONS]
+    .map((connections) => {
+      const bare = rows.find((row) => row.mode === 'bare' && row.connections === connections);
+      const payment = rows.find((row) => isNewPayment(row) && row.connections === connections);
+      if (!bare || !payment) return '';
+      const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : '–');
+      return (
+        `At ${connections} connections a new payment cost PostgreSQL ${payment.postgresCpuMs} ms of CPU ` +
+        `(${ratio(payment.postgresCpuMs, bare.postgresCpuMs)}× the bare request's ${bare.postgresCpuMs} ms), ` +
+        `${payment.walBytesPerRequest.toLocaleString('en-US')} WAL bytes ` +
+        `(${ratio(payment.walBytesPerRequest, bare.walBytesPerRequest)}× its ` +
+        `${bare.walBytesPerRequest.toLocaleString('en-US')}), ${payment.commitsPerRequest} commits ` +
+        `(${bare.commitsPerRequest}) and ${payment.statementsPerRequest} statements ` +
+        `(${bare.statementsPerRequest}).`
+      );
+    })
+    .filter(Boolean)
+    .join('\n');
 }
 
 /**
@@ -335,40 +404,128 @@ function coresBusy(row: Row): string {
   return `${cores(row.serverCpuMs)} · ${cores(row.serverCpuMs + row.postgresCpuMs + row.loadGeneratorCpuMs)}`;
 }
 
-async function report(rows: Row[], baselines: { baselineFirst: number; baselineLast: number }) {
+function table(columns: string[], cells: (row: Row) => (string | number | undefined)[], rows: Row[]) {
+  return [
+    `| mode | connections | scenario | ${columns.join(' | ')} |`,
+    `|---|---:|---|${columns.map(() => '---:|').join('')}`,
+    ...rows.map((row) => `| ${row.mode} | ${row.connections} | ${row.scenario} | ${cells(row).join(' | ')} |`),
+  ].join('\n');
+}
+
+/** The batches and the costliest statements of a new payment at the higher number of connections, and the bare request's. */
+function detail(rows: Row[]): string {
+  const payment = rows.find((row) => isNewPayment(row) && row.connections === HIGH_CONNECTIONS);
+  const bare = rows.find((row) => row.mode === 'bare' && row.connections === HIGH_CONNECTIONS);
+  const sections: string[] = [];
+  for (const row of rows.filter(isNewPayment)) {
+    if (!row.batches?.length) continue;
+    sections.push(
+      `Group commit batches, tokenv3 in-process at ${row.connections} connections (share of batches by size):\n\n` +
+        row.batches.map((figures) => `- ${batchLine(figures)}`).join('\n'),
+    );
+  }
+  for (const row of [payment, bare]) {
+    if (!row?.topStatements.length) continue;
+    sections.push(
+      `Where PostgreSQL's time went, ${row.mode} ${row.scenario} at ${row.connections} connections:\n\n` +
+        '| calls/req | ms/req | rows/call | statement |\n|---:|---:|---:|---|\n' +
+        row.topStatements
+          .map(
+            (statement) =>
+              `| ${statement.callsPerRequest} | ${statement.msPerRequest} | ${statement.rowsPerCall} | ` +
+              `\`${statement.query.replaceAll('|', '\\|').replaceAll('`', "'")}\` |`,
+          )
+          .join('\n'),
+    );
+  }
+  return sections.join('\n\n');
+}
+
+async function report(rows: Row[], baselineRuns: Row[]) {
   const header =
     `${SECONDS} s per scenario, from ${SETTLE_SECONDS} s after its load began (its connections in), ` +
-    `${CONNECTIONS} connections, loopback, load generator on the same machine`;
-  const table = [
-    '| mode | scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | server CPU ms/req | PostgreSQL CPU ms/req | load generator CPU ms/req | WAL bytes/req | commits/req | cores busy: server · all | vs baseline |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map(
-      (row) =>
-        `| ${row.mode} | ${row.scenario} | ${row.requestsPerSecond} | ${row.p50Ms} | ${row.p99Ms} | ${row.errors} | ` +
-        `${row.rssMb} | ${row.serverCpuMs} | ${row.postgresCpuMs} | ${row.loadGeneratorCpuMs} | ` +
-        `${row.walBytesPerRequest.toLocaleString('en-US')} | ${row.commitsPerRequest} | ${coresBusy(row)} | ` +
-        `${row.vsBaseline?.toFixed(2)} |`,
-    ),
-  ].join('\n');
-  const note = [
-    `Baseline: mean of ${baselines.baselineFirst} req/s (first) and ${baselines.baselineLast} req/s (last).`,
+    'loopback, load generator on the same machine; PostgreSQL ' +
+    (cluster.postmaster ? "the bench's own cluster (fsync, synchronous commit, pg_stat_statements)" : cluster.url);
+  const speed = table(
+    [
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'errors',
+      'peak RSS MB',
+      'vs baseline',
+      'req/s from first request',
+      'vs baseline from first',
+    ],
+    (row) => [
+      row.requestsPerSecond,
+      row.p50Ms,
+      row.p99Ms,
+      row.errors,
+      row.rssMb,
+      row.vsBaseline?.toFixed(2),
+      row.fromFirstRequestPerSecond,
+      row.vsBaselineFromFirst?.toFixed(2),
+    ],
+    rows,
+  );
+  const cost = table(
+    [
+      'server CPU ms/req',
+      'PostgreSQL CPU ms/req',
+      'load generator CPU ms/req',
+      'WAL bytes/req',
+      'commits/req',
+      'statements/req',
+      'in triggers/req',
+      'cores busy: server · all',
+    ],
+    (row) => [
+      row.serverCpuMs,
+      row.postgresCpuMs,
+      row.loadGeneratorCpuMs,
+      row.walBytesPerRequest.toLocaleString('en-US'),
+      row.commitsPerRequest,
+      row.statementsPerRequest,
+      row.nestedStatementsPerRequest,
+      coresBusy(row),
+    ],
+    rows,
+  );
+  const baselineLine = [CONNECTIONS, HIGH_CONNECTIONS]
+    .map((connections) => {
+      const runs = baselineRuns.filter((row) => row.connections === connections);
+      return `Baseline at ${connections} connections: mean of ${runs.map((row) => `${row.requestsPerSecond}`).join(' (first) and ')} req/s (last).`;
+    })
+    .join('\n');
+  const text = [
+    header,
+    '## Speed',
+    speed,
+    '## Cost per request',
+    cost,
+    baselineLine,
+    databaseNote(rows),
     ceilingNote(rows),
-  ].join('\n\n');
-  console.log(`\n${header}\n\n${table}\n\n${note}\n`);
+    detail(rows),
+  ]
+    .filter(Boolean)
+    .join('\n\n');
+  console.log(`\n${text}\n`);
   const stamp = new Date().toISOString().slice(0, 16).replace(':', '-');
   await mkdir('bench/results', { recursive: true });
   const json = {
     date: new Date().toISOString(),
     seconds: SECONDS,
     settleSeconds: SETTLE_SECONDS,
-    connections: CONNECTIONS,
-    ...baselines,
+    connections: [CONNECTIONS, HIGH_CONNECTIONS],
+    baselineRuns: baselineRuns.map((row) => ({
+      connections: row.connections,
+      requestsPerSecond: row.requestsPerSecond,
+    })),
     rows,
   };
   await writeFile(join('bench/results', `${stamp}.json`), `${JSON.stringify(json, null, 2)}\n`);
-  await writeFile(
-    join('bench/results', `${stamp}.md`),
-    `# npm run bench, ${stamp}\n\n${header}\n\n${table}\n\n${note}\n`,
-  );
+  await writeFile(join('bench/results', `${stamp}.md`), `# npm run bench, ${stamp}\n\n${text}\n`);
   console.log(`written to bench/results/${stamp}.json and .md`);
 }

@@ -17,6 +17,8 @@ const TAIL_SECONDS = 2;
 export type Windowed<T> = {
   inWindow: Sample[];
   seconds: number;
+  /** When the window closed, in ms after the load began. */
+  closesMs: number;
   /** What `span` gave when the window closed. */
   span: T;
   /** Every answer of the run, the settling included. */
@@ -62,7 +64,16 @@ export async function windowedLoad<T>(
   const measured = await close();
   const result = await run;
   const inWindow = all.filter((sample) => sample.sentMs >= opensMs && sample.sentMs < closesMs);
-  return { inWindow, seconds: (closesMs - opensMs) / 1000, span: measured, all, result };
+  return { inWindow, seconds: (closesMs - opensMs) / 1000, closesMs, span: measured, all, result };
+}
+
+/**
+ * Requests per second counted from the load's first request to the window's close: the connections' way in (the
+ * settling the window leaves out) included.
+ */
+export function fromFirstRequest(windowed: Windowed<unknown>): number {
+  const answered = windowed.all.filter((sample) => sample.sentMs < windowed.closesMs).length;
+  return Math.round(answered / (windowed.closesMs / 1000));
 }
 
 /** A window's requests per second, p50 and p99, and errors (answers other than 2xx in it, and the run's failures). */

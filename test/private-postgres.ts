@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, chown, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -45,23 +45,24 @@ function server(dir: string, data: string, port: number, settings: string[]) {
   };
 }
 
+/** A test's cluster keeps nothing it need not: a crash of the machine is no fault a test makes. */
+const TEST_SETTINGS = ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=100'];
+
 /**
  * A PostgreSQL cluster of a test's own (initdb in a temporary directory, its own port), so a fault test can stop and
- * restart a real server without touching the shared one.
+ * restart a real server without touching the shared one. `settings` (`name=value`) replace the test settings (the
+ * bench's cluster is as durable as a default install).
  */
-export async function createPrivatePostgres() {
+export async function createPrivatePostgres(settings: string[] = TEST_SETTINGS) {
   const dir = await ownedDir();
   const data = join(dir, 'data');
   await pg('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
-  const node = server(dir, data, await freePort(), [
-    'fsync=off',
-    'synchronous_commit=off',
-    'full_page_writes=off',
-    'max_connections=100',
-  ]);
+  const node = server(dir, data, await freePort(), settings);
   return {
     port: node.port,
     url: node.url,
+    /** The postmaster's process id (every server process of the cluster is its child), while it runs. */
+    pid: async () => Number((await readFile(join(data, 'postmaster.pid'), 'utf8')).split('\n')[0]),
     start: node.start,
     /** As an operator's routine restart: `-m fast` ends every session, then the server starts again. */
     restart: () => node.ctl('restart', '-m', 'fast'),
