@@ -37,6 +37,25 @@ describe('idempotent POST /payments', () => {
     expect((await paymentsOf(requestId)).map((row) => row.id)).toEqual([first.body.data.id]);
   });
 
+  it("replays an approval from the payment's first event, as it was, after the payment changed", async () => {
+    const requestId = newRequestId();
+    const body = tokenv3Body({ merchantId, tokenId, requestId });
+    const first = await pay(body);
+    expect(first.status).toBe(201);
+    // The 201 is not stored on the key a second time: the first event holds the resource it answered with.
+    const [key] = await stack.sql`
+      select response_status, response_body from idempotency_keys where request_id = ${requestId}`;
+    expect(key).toEqual({ response_status: null, response_body: null });
+    // A full refund on the processing day voids it: the payment reads `voided` from now on.
+    expect((await pay(refundBody(first.body.data.id, '1000'))).status).toBe(201);
+    const replay = await pay(body);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    const now = await stack.call('GET', `/payments/${first.body.data.id}`, { as: creds });
+    expect([now.body.data.attributes.status, first.body.data.attributes.status]).toEqual(['voided', 'pending']);
+  });
+
   it('matches the requestId case-insensitively', async () => {
     const requestId = newRequestId();
     const first = await pay(tokenv3Body({ merchantId, tokenId, requestId }));

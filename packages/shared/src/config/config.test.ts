@@ -26,6 +26,13 @@ describe('config', () => {
     }
   });
 
+  it('refuses events kept for less time than idempotency keys (a key replays a payment from its first event)', () => {
+    expect(() => loadConfig({ EVENT_RETENTION_DAYS: '5', IDEMPOTENCY_TTL_DAYS: '7' })).toThrow(
+      /EVENT_RETENTION_DAYS: must not be less than IDEMPOTENCY_TTL_DAYS/,
+    );
+    expect(loadConfig({ EVENT_RETENTION_DAYS: '7', IDEMPOTENCY_TTL_DAYS: '7' }).EVENT_RETENTION_DAYS).toBe(7);
+  });
+
   it('parses key rings with rotation order', () => {
     const config = loadConfig({ TOKEN_SIGNING_KEYS: `new:${'n'.repeat(32)},old:${'o'.repeat(32)}` });
     expect(config.TOKEN_SIGNING_KEYS.map((key) => key.id)).toEqual(['new', 'old']);

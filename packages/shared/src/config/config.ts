@@ -257,6 +257,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // Node refuses to create such a server; say so by name instead.
     throw new ConfigError('Invalid configuration:\n  HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
   }
+  if (parsed.data.EVENT_RETENTION_DAYS < parsed.data.IDEMPOTENCY_TTL_DAYS) {
+    // A key replays a new payment's 201 from the payment's first event: the event must outlive the key.
+    throw new ConfigError('Invalid configuration:\n  EVENT_RETENTION_DAYS: must not be less than IDEMPOTENCY_TTL_DAYS');
+  }
   const defaulted = (Object.keys(DEV_DEFAULTS) as SecretName[]).filter((name) => !env[name]);
   if (parsed.data.NODE_ENV === 'production' && defaulted.length > 0) {
     throw new ConfigError(`Invalid configuration: production refuses default secrets; set ${defaulted.join(', ')}`);

@@ -116,7 +116,8 @@ async function runBatch(tx: Tx, all: OperationItem[]) {
       const held = holders.get(keyOf(claim));
       if (held && held.createdAt >= idempotencyCutoff(claim.now, claim.ttlDays)) {
         try {
-          return { answer: { ...replayOf(held, claim.requestHash, given), replayed: true } };
+          const answer = replayOf(held, claim.requestHash, given, ctx.config.PUBLIC_BASE_URL);
+          return { answer: { ...answer, replayed: true } };
         } catch (refusal) {
           return { refused: refusal };
         }

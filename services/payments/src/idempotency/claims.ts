@@ -11,7 +11,14 @@ import {
   type Tx,
   texts,
 } from '@pps/shared/db';
-import { type IdempotencyKeyRef, idempotencyCutoff, type KeyRow, keyRowOf } from './idempotency.repository';
+import {
+  FIRST_EVENT_JOIN,
+  HELD_KEY_COLUMNS,
+  type IdempotencyKeyRef,
+  idempotencyCutoff,
+  type KeyRow,
+  keyRowOf,
+} from './idempotency.repository';
 
 /** A key to claim for a new record: the request's fingerprint, its time (real time) and how long keys live. */
 export type KeyClaim = IdempotencyKeyRef & { requestHash: string; now: Date; ttlDays: number };
@@ -39,8 +46,9 @@ const CLAIM_MANY = `
   returning account_id, request_id`;
 
 const HOLDERS = `
-  select held.* from idempotency_keys as held
-  join unnest($1::text[], $2::text[]) as wanted(account_id, request_id) using (account_id, request_id)`;
+  select held.account_id, held.request_id, ${HELD_KEY_COLUMNS} from idempotency_keys as held
+  join unnest($1::text[], $2::text[]) as wanted(account_id, request_id) using (account_id, request_id)
+  ${FIRST_EVENT_JOIN}`;
 
 const REMOVE_EXPIRED = 'delete from idempotency_keys where account_id = $1 and request_id = $2 and created_at = $3';
 

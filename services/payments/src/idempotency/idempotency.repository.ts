@@ -7,6 +7,8 @@ const { idempotencyKeys } = schema;
 
 export type IdempotencyKeyRef = { accountId: string; requestId: string };
 export type StoredResponse = { status: number; body: Record<string, unknown> };
+/** The first event of the payment a key made (its type, and the resource it carries), when no answer is stored. */
+export type FirstEvent = { type: string; data: Record<string, unknown> };
 
 const DAY_MS = 86_400_000;
 
@@ -18,15 +20,34 @@ const heldKey = tableCodec(idempotencyKeys).pick([
   'createdAt',
   'paymentId',
 ]);
-export type KeyRow = ReturnType<typeof heldKey.read>;
-/** A held key from a raw row of `idempotency_keys` (its other columns are left out). */
-export const keyRowOf = heldKey.read;
+export type KeyRow = ReturnType<typeof heldKey.read> & { firstEvent: FirstEvent | null };
 
-const FIND_KEY = `select ${heldKey.columns} from idempotency_keys where account_id = $1 and request_id = $2`;
+/**
+ * What a held key is read with: its columns (`held`), and the first event of its payment when it stores no answer
+ * (a new payment's 201 is that event's resource, not stored twice: `answerOf`). An index look-up, one per key.
+ */
+export const HELD_KEY_COLUMNS = `${heldKey.columns
+  .split(', ')
+  .map((column) => `held.${column}`)
+  .join(', ')}, first_event.type as first_event_type, first_event.payload -> 'data' as first_event_data`;
+export const FIRST_EVENT_JOIN = `left join events as first_event on held.response_status is null
+  and first_event.resource_id = held.payment_id and first_event.sequence = 1`;
+
+/** A held key from a raw row read with `HELD_KEY_COLUMNS` (its other columns are left out). */
+export function keyRowOf(row: Record<string, unknown>): KeyRow {
+  const data = row.first_event_data as Record<string, unknown> | null;
+  return {
+    ...heldKey.read(row),
+    firstEvent: data ? { type: String(row.first_event_type), data } : null,
+  };
+}
+
+const FIND_KEY = `select ${HELD_KEY_COLUMNS} from idempotency_keys as held ${FIRST_EVENT_JOIN}
+  where held.account_id = $1 and held.request_id = $2`;
 
 /** The key's holder, read afresh (one the claim's snapshot could not see); sent at once. */
 export function findIdempotencyKey(db: DbOrTx, key: IdempotencyKeyRef): Sent<KeyRow | undefined> {
-  return mapSent(send(db, FIND_KEY, [key.accountId, key.requestId]), ([row]) => row && heldKey.read(row));
+  return mapSent(send(db, FIND_KEY, [key.accountId, key.requestId]), ([row]) => row && keyRowOf(row));
 }
 
 const CLAIM = `
@@ -35,10 +56,10 @@ const CLAIM = `
     values ($1, $2, $3, $4)
     on conflict do nothing
     returning 1)
-  select exists (select 1 from claim) as claimed, held.request_hash, held.response_status, held.response_body,
-    held.created_at
+  select exists (select 1 from claim) as claimed, ${HELD_KEY_COLUMNS}
   from (select 1) as one
-  left join idempotency_keys as held on held.account_id = $1 and held.request_id = $2`;
+  left join idempotency_keys as held on held.account_id = $1 and held.request_id = $2
+  ${FIRST_EVENT_JOIN}`;
 
 export type Claim = { claimed: true } | { claimed: false; held: KeyRow | undefined };
 
@@ -57,7 +78,7 @@ export function claimIdempotencyKey(tx: Tx, key: IdempotencyKeyRef & { requestHa
     if (row && claimOutcome(row).claimed) return { claimed: true };
     // The holder's columns come from a left join: all null when the snapshot has no holder.
     if (row?.request_hash == null) return { claimed: false, held: undefined };
-    return { claimed: false, held: heldKey.read(row) };
+    return { claimed: false, held: keyRowOf(row) };
   });
 }
 
@@ -107,8 +128,9 @@ const ANSWER_IN_FLIGHT = `update idempotency_keys set response_status = a.status
   where idempotency_keys.payment_id = a.payment_id and idempotency_keys.response_status is null`;
 
 /**
- * Stores the answers on the keys of payments in flight, those that have one, as one write however many (phase 3,
- * group-committed, and recovery: the key is found by the payment it names).
+ * Stores refusals on the keys of payments in flight, those that have one, as one write however many (phase 3,
+ * group-committed, and recovery: the key is found by the payment it names). An approval stores nothing: its 201 is
+ * the payment's first event's resource (`answerOf`).
  */
 export function answersInFlightPart(answers: { paymentId: string; response: StoredResponse }[]): Part {
   return {

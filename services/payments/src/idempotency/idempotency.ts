@@ -9,6 +9,7 @@ import {
   type Tx,
 } from '@pps/shared/db';
 import { ApiError } from '@pps/shared/http';
+import { type PaymentResource, paymentDocument } from '../payment-model/payments.presenter';
 import { requestHash } from './canonical';
 import type { KeyClaim } from './claims';
 import {
@@ -106,6 +107,8 @@ export type IdempotentRun<R> = {
   /** Absent: no idempotency. */
   key: GivenKey | undefined;
   ttlDays: number;
+  /** Where the links of an answer rendered from a payment's first event point (PUBLIC_BASE_URL; `answerOf`). */
+  baseUrl: string;
   /** Real time: keys expire by the wall clock, not the sandbox clock. */
   now: Date;
   /**
@@ -180,7 +183,7 @@ async function inTransaction<T>(
  */
 async function claimOrReplay(
   tx: Tx,
-  options: Pick<IdempotentRun<unknown>, 'now' | 'ttlDays'>,
+  options: Pick<IdempotentRun<unknown>, 'now' | 'ttlDays' | 'baseUrl'>,
   key: IdempotencyKeyRef,
   hash: string,
   given: GivenKey,
@@ -196,13 +199,29 @@ async function claimOrReplay(
     if (held) await deleteIdempotencyKeyCreatedAt(tx, key, held.createdAt);
     return claimOrReplay(tx, options, key, hash, given, true);
   }
-  return replayOf(held, hash, given);
+  return replayOf(held, hash, given, options.baseUrl);
 }
 
 /** The answer a held key replays: 409 when it was given for another body, or when it is not known yet. */
-export function replayOf(held: KeyRow, hash: string, given: GivenKey): StoredResponse {
+export function replayOf(held: KeyRow, hash: string, given: GivenKey, baseUrl: string): StoredResponse {
   if (held.requestHash !== hash) throw idempotencyKeyReused(given);
+  const answer = answerOf(held, baseUrl);
   // Committed without its answer: a new payment between its phases (`runInPhases`).
-  if (held.responseStatus == null || !held.responseBody) throw idempotencyKeyInUse(given);
-  return { status: held.responseStatus, body: held.responseBody };
+  if (!answer) throw idempotencyKeyInUse(given);
+  return answer;
+}
+
+/** The events whose resource a new payment's 201 answered with: an approved payment's first event is one of them. */
+const APPROVED_FIRST_EVENTS = new Set(['payment.created', 'payment.authorized']);
+
+/**
+ * A held key's answer, or undefined while its payment is in flight. Stored on the key, for every answer but a new
+ * payment's 201: that one is the resource its first event carries (the same object, written once, in the same
+ * commit: docs/design.md, The payment write path), in the document a retrieval of it serves, links at `baseUrl`.
+ */
+export function answerOf(held: KeyRow, baseUrl: string): StoredResponse | undefined {
+  if (held.responseStatus != null && held.responseBody) return { status: held.responseStatus, body: held.responseBody };
+  if (!held.firstEvent || !APPROVED_FIRST_EVENTS.has(held.firstEvent.type)) return undefined;
+  const { previousStatus: _previous, sequence: _sequence, ...resource } = held.firstEvent.data;
+  return { status: 201, body: paymentDocument(baseUrl, resource as PaymentResource) };
 }

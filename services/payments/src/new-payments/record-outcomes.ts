@@ -141,7 +141,8 @@ export async function recordOutcomes(
     const response = decided.error
       ? { status: decided.error.status, body: errorDocumentBody(decided.error, requestId) }
       : { status: 201, body: paymentDocument(ctx.config.PUBLIC_BASE_URL, resource) };
-    stored.push({ paymentId: payment.id, response });
+    // A refusal is stored on the key; an approval's 201 is this event's resource, written once (`answerOf`).
+    if (decided.error) stored.push({ paymentId: payment.id, response });
     return response;
   });
   if (outcomes.length === 0) return { answers, writes: [] };
@@ -149,7 +150,7 @@ export async function recordOutcomes(
     paymentOutcomesPart(outcomes),
     ...firstEventsParts(events),
     ...postingsPart(captures).parts,
-    answersInFlightPart(stored),
+    ...(stored.length > 0 ? [answersInFlightPart(stored)] : []),
   ];
   return { answers, writes };
 }

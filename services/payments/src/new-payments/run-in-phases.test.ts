@@ -37,13 +37,21 @@ const run = (phases: Phased<string>) =>
     data: { requestId: key.value },
     key,
     ttlDays: 7,
+    baseUrl: 'http://localhost',
     now: new Date(),
     begin: async () => phases,
   });
 
 const heldBy = (paymentId: string): ClaimResult => ({
   claimed: false,
-  held: { requestHash: 'x', responseStatus: null, responseBody: null, createdAt: new Date(), paymentId },
+  held: {
+    requestHash: 'x',
+    responseStatus: null,
+    responseBody: null,
+    createdAt: new Date(),
+    paymentId,
+    firstEvent: null,
+  },
 });
 
 describe('runInPhases after a phase-1 commit lost with the connection', () => {

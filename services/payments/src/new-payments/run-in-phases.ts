@@ -2,7 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Admission, isDatabaseUnavailable } from '@pps/shared/db';
 import { ApiError } from '@pps/shared/http';
 import type { ClaimResult, KeyClaim } from '../idempotency/claims';
-import { type IdempotentResponse, type IdempotentRun, keyClaimOf, replayOf } from '../idempotency/idempotency';
+import {
+  answerOf,
+  type IdempotentResponse,
+  type IdempotentRun,
+  keyClaimOf,
+  replayOf,
+} from '../idempotency/idempotency';
 import { findIdempotencyKey, idempotencyCutoff, type StoredResponse } from '../idempotency/idempotency.repository';
 
 /**
@@ -56,10 +62,9 @@ export async function runInPhases<A>(
       const recorded = await phased.record(answer);
       if (recorded) return { ...recorded, replayed: false };
       const held = claim && (await findIdempotencyKey(options.db, claim));
-      if (held?.responseStatus == null || !held.responseBody) {
-        throw new Error(`payment ${phased.paymentId} was resolved without this request, and has no stored answer`);
-      }
-      return { status: held.responseStatus, body: held.responseBody, replayed: false };
+      const stored = held && answerOf(held, options.baseUrl);
+      if (!stored) throw new Error(`payment ${phased.paymentId} was resolved without this request, and has no answer`);
+      return { ...stored, replayed: false };
     } catch (error) {
       if (!isDatabaseUnavailable(error) || Date.now() >= giveUpAt) throw error;
       await sleep(PHASE_RETRY_PAUSE_MS);
@@ -71,7 +76,7 @@ export async function runInPhases<A>(
  * The checks (`begin`) and phase 1: the payment claimed and recorded `processing`, or the answer a held key replays.
  */
 async function checkAndClaim<A>(
-  options: Pick<IdempotentRun<never>, 'db' | 'accountId' | 'data' | 'key' | 'ttlDays' | 'now'> & {
+  options: Pick<IdempotentRun<never>, 'db' | 'accountId' | 'data' | 'key' | 'ttlDays' | 'now' | 'baseUrl'> & {
     begin: () => Promise<Phased<A>>;
   },
 ): Promise<{ replay: StoredResponse } | { phased: Phased<A>; claim: KeyClaim | undefined }> {
@@ -84,12 +89,12 @@ async function checkAndClaim<A>(
     // A replay gets its first answer whatever its checks say now (a merchant closed since, a token deleted since).
     const held = claim && given && error instanceof ApiError ? await findIdempotencyKey(options.db, claim) : undefined;
     if (!claim || !given || !held || held.createdAt < idempotencyCutoff(options.now, options.ttlDays)) throw error;
-    return { replay: replayOf(held, claim.requestHash, given) };
+    return { replay: replayOf(held, claim.requestHash, given, options.baseUrl) };
   }
   const claimed = await claimAndInsert(phased, claim);
   if (claimed.claimed) return { phased, claim };
   if (!claim || !given) throw new Error(`payment ${phased.paymentId}: no key, yet not claimed`);
-  return { replay: replayOf(claimed.held, claim.requestHash, given) };
+  return { replay: replayOf(claimed.held, claim.requestHash, given, options.baseUrl) };
 }
 
 /**

@@ -35,7 +35,7 @@ import type { ProcessorAnswer } from '../processor/processor';
 export type PaymentDeps = ChargeDeps & { operations: Operations };
 
 /** What every POST /payments run shares, whatever its operation. */
-type Common = Pick<IdempotentRun<never>, 'db' | 'accountId' | 'data' | 'key' | 'ttlDays' | 'now'>;
+type Common = Pick<IdempotentRun<never>, 'db' | 'accountId' | 'data' | 'key' | 'ttlDays' | 'baseUrl' | 'now'>;
 
 /**
  * The run of each `paymentType`: new card and ACH payments in phases (`runInPhases`: the processor is called with
@@ -113,6 +113,7 @@ export async function createPayment({
     data: raw as { requestId?: unknown },
     key,
     ttlDays: ctx.config.IDEMPOTENCY_TTL_DAYS,
+    baseUrl: ctx.config.PUBLIC_BASE_URL,
     now: wallClockNow(ctx),
   });
 }

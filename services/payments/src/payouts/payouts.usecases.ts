@@ -50,6 +50,7 @@ export async function createPayout({
     data: raw as { requestId?: unknown },
     key,
     ttlDays: ctx.config.IDEMPOTENCY_TTL_DAYS,
+    baseUrl: ctx.config.PUBLIC_BASE_URL,
     now: wallClockNow(ctx),
     operation: async (tx) => {
       // An id that cannot be ours is not looked up.

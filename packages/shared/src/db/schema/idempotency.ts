@@ -7,8 +7,9 @@ import { ts } from './columns';
  * space for both; `paymentId` is null for a payout, whose answer holds it). The row is inserted first in
  * the payment's transaction, so a concurrent duplicate blocks on the primary key until the first commits. A payout's
  * (and a refund's) response columns are filled before that commit; a new card or ACH payment's key commits first
- * with its `paymentId` and no response (in flight: a replay answers 409 `idempotency_key_in_use`), and gets its
- * response with the payment's outcome (docs/design.md, Idempotency and concurrency).
+ * with its `paymentId` and no response (in flight: a replay answers 409 `idempotency_key_in_use`). Its outcome
+ * stores a refusal's response (402, 422) on the key; an approval's 201 is not stored twice: it is the resource of
+ * the payment's first event, which the key's readers join (docs/design.md, Idempotency and concurrency).
  * `createdAt` is real time: keys expire after IDEMPOTENCY_TTL_DAYS whatever the sandbox clock says.
  */
 export const idempotencyKeys = pgTable(
@@ -26,8 +27,8 @@ export const idempotencyKeys = pgTable(
   (t) => [
     primaryKey({ name: 'idempotency_keys_pk', columns: [t.accountId, t.requestId] }),
     index('idempotency_keys_created_idx').on(t.createdAt),
-    /** A payment's key while the payment is in flight (no answer yet): how recovery stores the answer it records. */
-    index('idempotency_keys_in_flight_idx').on(t.paymentId).where(sql`response_status is null`),
+    /** A new payment's key, by the payment: how its outcome (phase 3, or recovery's) stores a refusal on it. */
+    index('idempotency_keys_payment_idx').on(t.paymentId).where(sql`payment_id is not null`),
   ],
 );
 
