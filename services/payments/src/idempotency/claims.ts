@@ -83,7 +83,7 @@ export function claimKeys(tx: Tx, claims: { key: KeyClaim; recordId: string | nu
 }
 
 /**
- * The holders of the keys, read by the statement after the claim: it sees every holder committed while the claim
+ * The holders of the keys, read by a statement after the claim: it sees every holder committed while the claim
  * waited, and this batch's own claims. Sent at once.
  */
 export function findHolders(tx: Tx, keys: IdempotencyKeyRef[]): Sent<Map<string, KeyRow>> {
@@ -112,16 +112,18 @@ export function claimsCommitter<R>(db: Db, insertMany: (records: R[]) => Part, o
     (items) =>
       pipelinedTransaction(db, async (tx) => {
         const keys = items.flatMap((item) => (item.key ? [item.key] : []));
-        const [claimed, holders] =
+        const claimed =
           keys.length > 0
-            ? await Promise.all([
-                claimKeys(
-                  tx,
-                  items.flatMap((item) => (item.key ? [{ key: item.key, recordId: item.recordId }] : [])),
-                ),
-                findHolders(tx, keys),
-              ])
-            : [new Set(), new Map()];
+            ? await claimKeys(
+                tx,
+                items.flatMap((item) => (item.key ? [{ key: item.key, recordId: item.recordId }] : [])),
+              )
+            : new Set<string>();
+        // Holders are read only for the keys the claim did not take (another request's, or given twice in this
+        // batch): most batches claim every key, and read none.
+        const unclaimed = new Set(claimed);
+        const toRead = keys.filter((key) => !unclaimed.delete(keyOf(key)));
+        const holders = toRead.length > 0 ? await findHolders(tx, toRead) : new Map<string, KeyRow>();
         const inserted: R[] = [];
         const removed: Part[] = [];
         const results = items.map((item): ClaimResult => {
