@@ -147,16 +147,19 @@ export const configSchema = z.object({
    * Group commit of new payments' outcomes (docs/design.md, The payment write path): a batch goes at this many
    * payments; 1 turns batching off (each payment its own commit).
    */
-  GROUP_COMMIT_MAX_BATCH: z.coerce.number().int().min(1).max(1000).default(64),
-  /** How long the first payment of a batch waits for others when no batch is committing; 0: one event-loop turn. */
-  GROUP_COMMIT_WAIT_MS: z.coerce.number().int().min(0).max(100).default(0),
+  GROUP_COMMIT_MAX_BATCH: z.coerce.number().int().min(1).max(1000).default(128),
+  /**
+   * How long a batch with room waits for payments known to be on their way to it (being checked, or at the
+   * processor); 0, or none on its way: one event-loop turn. A lone payment never waits.
+   */
+  GROUP_COMMIT_WAIT_MS: z.coerce.number().int().min(0).max(100).default(2),
   /** Batches committing at once, per process (each holds one pooled connection while it commits). */
-  GROUP_COMMIT_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(50).default(4),
+  GROUP_COMMIT_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(50).default(2),
   /**
    * New payments checked and claimed at once, per process; more wait their turn in memory, so a burst never queues
    * every other request's reads behind its own on the pool. The processor call is outside it.
    */
-  PAYMENT_ADMISSION_LIMIT: z.coerce.number().int().min(1).max(10_000).default(48),
+  PAYMENT_ADMISSION_LIMIT: z.coerce.number().int().min(1).max(10_000).default(128),
   /** How long a card authorization (`capture: false`) can be captured, in days of the account's clock. */
   CARD_AUTHORIZATION_DAYS: z.coerce.number().int().min(1).max(30).default(7),
   CARD_SETTLEMENT_BUSINESS_DAYS: z.coerce.number().int().min(0).max(30).default(1),

@@ -83,13 +83,30 @@ describe('Batcher', () => {
     expect(await committedIds(200, 299)).toEqual(ids);
   });
 
-  it('waits maxWaitMs for others when nothing is committing', async () => {
-    const { committer, batches } = rowsCommitter({ maxWaitMs: 50 });
-    const first = committer.submit({ id: 300, amount: 1 });
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    const second = committer.submit({ id: 301, amount: 1 });
+  it('waits, up to maxWaitMs, for an item known to be on its way; never when none is', async () => {
+    const { committer, batches } = rowsCommitter({ maxWaitMs: 1000 });
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // Alone: it goes at the end of the turn, whatever maxWaitMs says.
+    const started = performance.now();
+    await committer.submit({ id: 300, amount: 1 });
+    expect(performance.now() - started).toBeLessThan(500);
+    await pause(5); // its batch's slot free again (a batch's end sends what gathered at once)
+    // With another on its way (being checked, say: submitted once that is done), the batch waits for it, and goes
+    // the moment it comes.
+    const second = committer.expecting(() => pause(20)).then(() => committer.submit({ id: 302, amount: 1 }));
+    const first = committer.submit({ id: 301, amount: 1 });
+    const waited = performance.now();
     await Promise.all([first, second]);
-    expect(batches).toEqual([[300, 301]]);
+    expect(performance.now() - waited).toBeLessThan(500);
+    // An item on its way that never comes holds the batch up to maxWaitMs at most.
+    const { committer: capped, batches: cappedBatches } = rowsCommitter({ maxWaitMs: 50 });
+    const never = capped.expecting(() => pause(2000));
+    const capStarted = performance.now();
+    await capped.submit({ id: 303, amount: 1 });
+    expect(performance.now() - capStarted).toBeGreaterThanOrEqual(45);
+    expect(performance.now() - capStarted).toBeLessThan(1500);
+    await never;
+    expect([...batches, ...cappedBatches]).toEqual([[300], [301, 302], [303]]);
   });
 
   it("fails a refused row alone: its neighbours' rows are committed", async () => {

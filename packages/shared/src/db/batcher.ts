@@ -4,9 +4,10 @@ export type BatcherOptions = {
   /** A batch goes as soon as it holds this many items. */
   maxBatch: number;
   /**
-   * How long (ms) the first item of a batch waits for others when no batch is running; 0: until the end of the
-   * current turn of the event loop (what arrived together goes together). Items that arrive while batches run
-   * gather without a timer, and go the moment a batch ends.
+   * How long (ms) a batch with room waits for items known to be on their way (`expecting`: requests being checked,
+   * or at the processor), when a batch could go; 0, or none on its way: until the end of the current turn of the
+   * event loop (what arrived together goes together). Items that arrive while every batch slot is busy gather
+   * without a timer, and go the moment a batch ends.
    */
   maxWaitMs: number;
   /** Batches running at once (each on one pooled connection). */
@@ -21,8 +22,9 @@ type Waiting<I, O> = { item: I; resolve: (value: O) => void; reject: (error: unk
  * Group commit, and group reads (docs/design.md, The payment write path): items submitted by concurrent requests
  * are handled by one `run` over the batch (for writes one transaction and one statement per table for all of them),
  * so the cost of a commit, of each statement's parse, plan and execution and of each round trip is shared. Batches
- * form by arrival: a batch goes when it is full, after `maxWaitMs`, or when a batch ends and items have gathered
- * meanwhile.
+ * form by arrival: a batch goes when it is full, when every item known to be on its way has come (`expecting`), after
+ * `maxWaitMs` if some have not, or when a batch ends and items have gathered meanwhile. So a lone request never
+ * waits, and under load a batch takes the requests a turn or two behind it instead of going half empty.
  *
  * `run` returns each item's value in order, once the batch's work is done (for writes, once its transaction has
  * committed: a caller's promise resolves only after its own rows are committed). When the batch fails for a reason
@@ -36,7 +38,9 @@ export class Batcher<I, O> {
   readonly #options: BatcherOptions;
   #waiting: Waiting<I, O>[] = [];
   #inFlight = 0;
-  #timer: { cancel: () => void } | undefined;
+  /** Items on their way: `expecting` calls running. */
+  #coming = 0;
+  #timer: { cancel: () => void; waiting: boolean } | undefined;
 
   constructor(run: (items: I[]) => Promise<O[]>, options: BatcherOptions) {
     if (options.maxBatch < 1 || options.maxInFlight < 1) throw new Error('batcher: maxBatch and maxInFlight ≥ 1');
@@ -52,28 +56,47 @@ export class Batcher<I, O> {
     });
   }
 
-  /** Batches running now, and items waiting for one (for metrics and tests). */
+  /**
+   * Runs `fn`, which ends by submitting an item here (a request's checks before its claim, its processor call before
+   * its outcome): while it runs, a batch with room waits for that item, up to `maxWaitMs`.
+   */
+  async expecting<T>(fn: () => Promise<T>): Promise<T> {
+    this.#coming += 1;
+    try {
+      return await fn();
+    } finally {
+      this.#coming -= 1;
+      // Its item, if any, is submitted in this turn; if none comes, what waits for it goes at the turn's end.
+      this.#schedule();
+    }
+  }
+
+  /** Batches running now, items waiting for one, and items on their way (for metrics and tests). */
   get load() {
-    return { inFlight: this.#inFlight, waiting: this.#waiting.length };
+    return { inFlight: this.#inFlight, waiting: this.#waiting.length, coming: this.#coming };
   }
 
   #schedule() {
-    if (this.#inFlight >= this.#options.maxInFlight) return; // the end of a batch sends what gathered
+    if (this.#inFlight >= this.#options.maxInFlight || this.#waiting.length === 0) return; // a batch's end sends
     if (this.#waiting.length >= this.#options.maxBatch) {
       this.#flush();
       return;
     }
-    if (this.#timer) return;
+    const wait = this.#options.maxWaitMs > 0 && this.#coming > 0;
+    if (this.#timer) {
+      if (wait || !this.#timer.waiting) return;
+      this.#timer.cancel(); // what it waited for has come
+    }
     const flush = () => {
       this.#timer = undefined;
       this.#flush();
     };
-    if (this.#options.maxWaitMs > 0) {
+    if (wait) {
       const timer = setTimeout(flush, this.#options.maxWaitMs);
-      this.#timer = { cancel: () => clearTimeout(timer) };
+      this.#timer = { cancel: () => clearTimeout(timer), waiting: true };
     } else {
       const immediate = setImmediate(flush);
-      this.#timer = { cancel: () => clearImmediate(immediate) };
+      this.#timer = { cancel: () => clearImmediate(immediate), waiting: false };
     }
   }
 

@@ -64,7 +64,7 @@ export async function beginAchDebit({
     paymentId: payment.id,
     claim: (key) =>
       deps.claims.submit({ key, recordId: payment.id, record: processingRecord(payment, wallClockNow(ctx)) }),
-    call: async () => ({ rail: 'ach', outcome: await deps.processor.debitAch(request) }),
+    call: () => deps.outcomes.expecting(async () => ({ rail: 'ach', outcome: await deps.processor.debitAch(request) })),
     // Recorded as of its creation: the processor call is part of making it (the record reads as made at once).
     record: (answer) => deps.outcomes.submit({ claimed: payment, answer, now }),
   };

@@ -125,7 +125,12 @@ export async function beginCharge({
     paymentId: payment.id,
     claim: (key) =>
       deps.claims.submit({ key, recordId: payment.id, record: processingRecord(payment, wallClockNow(ctx)) }),
-    call: async () => ({ rail: 'card', authorization: await deps.processor.authorizeCard(request) }),
+    // Its outcome is on its way while the processor answers: an outcome batch with room waits for it (`expecting`).
+    call: () =>
+      deps.outcomes.expecting(async () => ({
+        rail: 'card',
+        authorization: await deps.processor.authorizeCard(request),
+      })),
     // Recorded as of its creation: the processor call is part of making it (the record reads as made at once).
     record: (answer) => deps.outcomes.submit({ claimed: payment, answer, now }),
   };

@@ -67,14 +67,15 @@ function runFor(
       return runInPhases<ProcessorAnswer>({
         ...common,
         admission: deps.admission,
-        begin: () => beginCharge({ ctx, input, deps }),
+        // Its claim is on its way while it is checked: a claim batch with room waits for it (`expecting`).
+        begin: () => deps.claims.expecting(() => beginCharge({ ctx, input, deps })),
       });
     }
     case 'ACH':
       return runInPhases<ProcessorAnswer>({
         ...common,
         admission: deps.admission,
-        begin: () => beginAchDebit({ ctx, input: attributes, deps }),
+        begin: () => deps.claims.expecting(() => beginAchDebit({ ctx, input: attributes, deps })),
       });
     case 'refund':
       return onParent(refundPayment, attributes);
