@@ -13,9 +13,10 @@ import { prepareWorld, type World } from './world';
 /**
  * `npm run bench:compare -- <git revision>`: the tokenv3 payment load on this tree and on that revision, both
  * compiled and started as production starts them, each on a database of its own, loaded in turn
- * (BENCH_ROUNDS rounds, default 3, of BENCH_SECONDS each, default 10). On a shared machine two figures taken minutes
- * apart differ more than two versions do; taken in turn, the noise falls on both. Each is warmed up first (5 s, not
- * counted), and each load counted once its connections are in (`windowedLoad`). Prints each round and the means.
+ * (BENCH_ROUNDS rounds, default 3, of BENCH_SECONDS each, default 10, at BENCH_CONNECTIONS, default 64). On a
+ * shared machine two figures taken minutes apart differ more than two versions do; taken in turn, the noise falls on
+ * both. Each is warmed up first (5 s, not counted), and each load counted once its connections are in
+ * (`windowedLoad`). Prints each round and the means.
  */
 const revision = process.argv[2];
 if (!revision) throw new Error('usage: npm run bench:compare -- <git revision>');
@@ -75,11 +76,11 @@ process.exit(0);
 
 type Run = { requestsPerSecond: number; p99Ms: number; errors: number; serverMs: number; postgresMs: number };
 
-/** tokenv3 payments at 64 connections, each with a fresh requestId. */
+/** tokenv3 payments at BENCH_CONNECTIONS connections (64 unless set), each with a fresh requestId. */
 function paymentLoad(target: Target, world: World): autocannon.Options {
   return {
     url: `${target.base}/payments`,
-    connections: 64,
+    connections: Number(process.env.BENCH_CONNECTIONS ?? 64),
     method: 'POST',
     headers: { ...world.credentials.headers, 'content-type': 'application/json' },
     requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, body: world.paymentBody(randomUUID()) }) }],
