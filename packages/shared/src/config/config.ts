@@ -159,7 +159,7 @@ export const configSchema = z.object({
    * New payments checked and claimed at once, per process; more wait their turn in memory, so a burst never queues
    * every other request's reads behind its own on the pool. The processor call is outside it.
    */
-  PAYMENT_ADMISSION_LIMIT: z.coerce.number().int().min(1).max(10_000).default(128),
+  PAYMENT_ADMISSION_LIMIT: z.coerce.number().int().min(1).max(10_000).default(48),
   /** How long a card authorization (`capture: false`) can be captured, in days of the account's clock. */
   CARD_AUTHORIZATION_DAYS: z.coerce.number().int().min(1).max(30).default(7),
   CARD_SETTLEMENT_BUSINESS_DAYS: z.coerce.number().int().min(0).max(30).default(1),
