@@ -518,7 +518,8 @@ async function report(rows: Row[], baselineRuns: Row[]) {
     date: new Date().toISOString(),
     seconds: SECONDS,
     settleSeconds: SETTLE_SECONDS,
-    connections: [CONNECTIONS, HIGH_CONNECTIONS],
+    connections: CONNECTIONS,
+    highConnections: HIGH_CONNECTIONS,
     baselineRuns: baselineRuns.map((row) => ({
       connections: row.connections,
       requestsPerSecond: row.requestsPerSecond,
