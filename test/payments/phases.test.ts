@@ -164,7 +164,7 @@ describe('recovery of payments left processing', () => {
     return { body, id: String(row!.id) };
   }
 
-  it('records the answer the processor remembers, as the request would have, and stores it on the key', async () => {
+  it('records the answer the processor remembers, as the request would have, and the key replays it', async () => {
     const { body, id } = await leftProcessing('after', '1301');
     // Not before PAYMENT_RECOVERY_AFTER_SECONDS.
     expect(await recover({ later: 0 })).toEqual({ recorded: 0, abandoned: 0 });
