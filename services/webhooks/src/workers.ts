@@ -1,4 +1,4 @@
-import { jobs, queuePrefixOf, queues, redisClient, redisConnection } from '@pps/shared/queues';
+import { jobs, keepWorking, queuePrefixOf, queues, redisClient, redisConnection } from '@pps/shared/queues';
 import { Queue } from 'bullmq';
 import { deliveryJobDeps } from './delivery/delivery-deps';
 import { DirectDeliveries } from './delivery/direct-deliveries';
@@ -33,7 +33,18 @@ export async function startWebhooks(deps: WebhooksDeps) {
   });
   webhooks.on('error', () => {});
   const jobDeps = deliveryJobDeps(deps);
-  const worker = startDeliveryWorker({ deps: jobDeps, connection, log, signal: stopping.signal });
+  // Replaced when it takes no job while jobs wait for it as long as the stale sweep waits (after a Redis failover a
+  // worker can stay blocked on the node that died): `keepWorking`.
+  const staleMs = deps.config.WEBHOOK_STALE_SECONDS * 1000;
+  const delivery = keepWorking(
+    () => startDeliveryWorker({ deps: jobDeps, connection, log, signal: stopping.signal }),
+    webhooks,
+    {
+      stuckAfterMs: staleMs,
+      checkEveryMs: staleMs / 4,
+      onReplaced: (waitedMs) => log.warn({ waitedMs }, 'the webhooks worker took no job while jobs waited; replaced'),
+    },
+  );
   // A retry recorded by a direct attempt wakes the relay, which enqueues its job.
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
   const direct = new DirectDeliveries({ deps: jobDeps, queue: webhooks, log, onRetry: () => relay?.wake() });
@@ -64,7 +75,7 @@ export async function startWebhooks(deps: WebhooksDeps) {
       stopping.abort();
       await relay?.close();
       await direct.drain();
-      await worker.close();
+      await delivery.close();
       await webhooks.close();
       await jobDeps.agent.close();
       await Promise.all([connection.quit().catch(() => {}), relayConnection.quit().catch(() => {})]);
