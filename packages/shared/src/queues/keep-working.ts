@@ -23,19 +23,24 @@ export function keepWorking(make: () => Worker, queue: Queue, options: KeepWorki
   const seen = () => {
     lastSeen = Date.now();
   };
-  const watched = (worker: Worker) => {
-    worker.on('active', () => {
+  // Only the current worker's events count: a replaced one may still report as it closes.
+  const watched = (made: Worker) => {
+    made.on('active', () => {
+      if (made !== worker) return;
       running += 1;
       seen();
     });
     for (const done of ['completed', 'failed'] as const) {
-      worker.on(done, () => {
+      made.on(done, () => {
+        if (made !== worker) return;
         running = Math.max(0, running - 1);
         seen();
       });
     }
-    worker.on('drained', seen);
-    return worker;
+    made.on('drained', () => {
+      if (made === worker) seen();
+    });
+    return made;
   };
   let worker = watched(make());
   let looking = false;
