@@ -30,17 +30,24 @@ export async function benchPostgres(): Promise<BenchPostgres> {
 /** What PostgreSQL did for one database so far: WAL bytes (the cluster's), commits, and statements run. */
 export type PostgresSample = { wal: number; commits: number; statements: number; nested: number };
 
-/** A statement's calls, execution time (ms) and rows since the last reset, and its text. */
-export type StatementTotals = { calls: number; ms: number; rows: number; query: string };
+/** A statement's calls, execution time (ms), rows and WAL bytes since the last reset, and its text. */
+export type StatementTotals = { calls: number; ms: number; rows: number; wal: number; query: string };
 
-/** A statement of a load: its calls and execution time per request, rows per call, and its text. */
-export type TopStatement = { callsPerRequest: number; msPerRequest: number; rowsPerCall: number; query: string };
+/** A statement of a load: its calls, execution time and WAL bytes per request, rows per call, and its text. */
+export type TopStatement = {
+  callsPerRequest: number;
+  msPerRequest: number;
+  rowsPerCall: number;
+  walPerRequest: number;
+  query: string;
+};
 
 export const perRequestStatements = (totals: StatementTotals[], requests: number): TopStatement[] =>
   totals.map((statement) => ({
     callsPerRequest: Number((statement.calls / requests).toFixed(3)),
     msPerRequest: Number((statement.ms / requests).toFixed(4)),
     rowsPerCall: Number((statement.rows / Math.max(1, statement.calls)).toFixed(1)),
+    walPerRequest: Math.round(statement.wal / requests),
     query: statement.query,
   }));
 
@@ -84,8 +91,10 @@ export async function postgresMonitor(serverUrl: string) {
     /** The statements that took the database's time since the last reset, the costliest first. */
     async topStatements(database: string, limit = 12): Promise<StatementTotals[]> {
       if (!loaded) return [];
-      const rows = await sql<{ calls: string; ms: number; rows: string; toplevel: boolean; query: string }[]>`
-        select calls::text, total_exec_time as ms, rows::text, toplevel,
+      const rows = await sql<
+        { calls: string; ms: number; rows: string; wal: string; toplevel: boolean; query: string }[]
+      >`
+        select calls::text, total_exec_time as ms, rows::text, wal_bytes::text as wal, toplevel,
           left(regexp_replace(query, '\\s+', ' ', 'g'), 160) as query
         from pg_stat_statements where dbid = ${dbid(database)}
         order by total_exec_time desc limit ${limit}`;
@@ -93,6 +102,7 @@ export async function postgresMonitor(serverUrl: string) {
         calls: Number(row.calls),
         ms: row.ms,
         rows: Number(row.rows),
+        wal: Number(row.wal),
         query: `${row.toplevel ? '' : '(in a trigger) '}${row.query}`,
       }));
     },

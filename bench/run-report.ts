@@ -122,11 +122,12 @@ function detail(rows: Row[], { highConnections }: ReportSettings): string {
     if (!row?.topStatements.length) continue;
     sections.push(
       `Where PostgreSQL's time went, ${row.mode} ${row.scenario} at ${row.connections} connections:\n\n` +
-        '| calls/req | ms/req | rows/call | statement |\n|---:|---:|---:|---|\n' +
+        '| calls/req | ms/req | rows/call | WAL bytes/req | statement |\n|---:|---:|---:|---:|---|\n' +
         row.topStatements
           .map(
             (statement) =>
               `| ${statement.callsPerRequest} | ${statement.msPerRequest} | ${statement.rowsPerCall} | ` +
+              `${statement.walPerRequest.toLocaleString('en-US')} | ` +
               `\`${statement.query.replaceAll('|', '\\|').replaceAll('`', "'")}\` |`,
           )
           .join('\n'),
