@@ -1,4 +1,4 @@
-import { bigint, bigserial, index, pgTable, primaryKey, smallint, text } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, pgTable, primaryKey, smallint, text } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { ts } from './columns';
 
@@ -37,7 +37,8 @@ export type PostingKind = (typeof postingKinds)[number];
 export const ledgerEntries = pgTable(
   'ledger_entries',
   {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    /** The entries' order (within a payment: the order they were posted); unique by its sequence. */
+    id: bigserial('id', { mode: 'number' }).notNull(),
     postingId: text('posting_id').notNull(),
     accountId: text('account_id')
       .notNull()
@@ -51,8 +52,10 @@ export const ledgerEntries = pgTable(
   (t) => [
     // Only the indexes a query reads: every index costs each of a payment's entries an insert (migration 0008
     // dropped the posting and account/time ones, which nothing read; 0025 the ledger account's, once balances were
-    // kept rather than summed; add one back with the query that needs it).
-    index('ledger_entries_payment_idx').on(t.paymentId),
+    // kept rather than summed; add one back with the query that needs it). Every read finds entries by payment,
+    // in posting order: the primary key is that index (migration 0032), where a key on `id` alone was an index no
+    // query read, written three times per payment.
+    primaryKey({ columns: [t.paymentId, t.id] }),
   ],
 );
 
