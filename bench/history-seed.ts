@@ -19,17 +19,17 @@ import { eq, sql } from 'drizzle-orm';
  * rather than over HTTP (a million payments through the API would take hours). Each chunk of payments goes
  * through the three phases of a new payment (docs/design.md, The payment write path):
  *
- * 1. its records inserted `processing`, with the idempotency keys that name them, in one transaction. Phase 1's
- *    group commit (`claimsCommitter`, `paymentsInsertPart`) is internal to @pps/payments, whose entry points a
- *    bench may not reach past (`npm run check:imports`), so the rows go in by the tables' own statements
- *    (`tableCodec(…).insertManyText`: the payments' is the very one `paymentsInsertPart` sends; the keys' is the
- *    claim's row without its `on conflict`, none being possible here). The records are the template's (a payment
- *    the bench made through the API) with a new id, time and key;
+ * 1. its records claimed `processing` (`payment_claims`), with the idempotency keys that name them, in one
+ *    transaction. Phase 1's group commit (`claimsCommitter`, `claimsInsertPart`) is internal to @pps/payments,
+ *    whose entry points a bench may not reach past (`npm run check:imports`), so the rows go in by the tables' own
+ *    statements (`tableCodec(…).insertManyText`: the claims' is the very one `claimsInsertPart` sends; the keys' is
+ *    the claim's row without its `on conflict`, none being possible here). The records are the template's (a
+ *    payment the bench made through the API) with a new id, time and key;
  * 2. each authorized by the sandbox processor (`SandboxProcessor.authorizeCard`), which remembers its answer;
- * 3. every record still `processing` finished by the payment recovery job (`recoverPayments`), which asks the
- *    processor again by id and records the outcome with `recordOutcomes`, the very function phase 3 calls: the
- *    outcome on the record, `payment.created` in the outbox, the capture posting and its balance transaction, the
- *    answer on the key.
+ * 3. every claim finished by the payment recovery job (`recoverPayments`), which asks the processor again by id
+ *    and records the outcome with `recordOutcomes`, the very function phase 3 calls: the record inserted into
+ *    `payments` with its outcome, `payment.created` in the outbox, the capture posting and its balance
+ *    transaction.
  *
  * Then a settlement pass (`runSettlementPass`, the settlement job's function) settles what is due, moving the
  * captures from pending to available, and the idempotency cleanup (`deleteExpiredIdempotencyKeys`) runs as the
@@ -56,7 +56,7 @@ const DAY_MS = 86_400_000;
 /** The newest seeded payment's age: a business day and more, so every payment is due at settlement. */
 const HISTORY_ENDS_DAYS_AGO = 4;
 
-const paymentCodec = tableCodec(schema.payments);
+const claimCodec = tableCodec(schema.paymentClaims);
 const keyCodec = tableCodec(schema.idempotencyKeys);
 
 /** The template: the payment `paymentId` and the fingerprint its key stored (the same body gives the same one). */
@@ -104,7 +104,7 @@ export function historySeeder(deps: SeedDeps, template: HistoryTemplate) {
       pending: [
         sendTogether(tx, [
           ...(keys.length > 0 ? [{ text: keyCodec.insertManyText, params: keyCodec.manyParams(keys) }] : []),
-          { text: paymentCodec.insertManyText, params: paymentCodec.manyParams(records) },
+          { text: claimCodec.insertManyText, params: claimCodec.manyParams(records) },
         ]),
       ],
     }));

@@ -130,7 +130,7 @@ describe('a payments process killed between the phases of its payments', () => {
     const caught = requests.slice(12).map(pay);
     await waitFor(
       async () =>
-        (await database.sql`select count(*)::int as n from payments where status = 'processing'`)[0]?.n as number,
+        (await database.sql`select count(*)::int as n from payment_claims where status = 'processing'`)[0]?.n as number,
       { what: '12 payments processing', until: (n) => n === 12, intervalMs: 20 },
     );
     await stopProcess(payments, 'SIGKILL');

@@ -22,9 +22,12 @@ afterAll(() => stack?.close());
 
 const pay = (options: { amount?: string; requestId?: string } = {}) =>
   postPayment(stack, creds, tokenv3Body({ merchantId, tokenId, requestId: newRequestId(), ...options }));
+/** The record a key names: in `payments` once recorded, in `payment_claims` (`processing`) until then. */
 const storedFor = async (requestId: string) =>
   stack.sql`select p.id, p.status from payments p join idempotency_keys k on k.payment_id = p.id
-    where k.request_id = ${requestId}`;
+      where k.request_id = ${requestId}
+    union all select c.id, c.status from payment_claims c join idempotency_keys k on k.payment_id = c.id
+      where k.request_id = ${requestId}`;
 
 /** The mean batch size of a phase so far, from `/metrics`. */
 async function meanBatch(phase: 'claim' | 'outcome' | 'operation') {
@@ -35,21 +38,27 @@ async function meanBatch(phase: 'claim' | 'outcome' | 'operation') {
 }
 
 /**
- * Runs `body` while a trigger refuses the rows of `payments` that `condition` names, on `event`: a refusal no
- * request check foresees (a constraint an operator added), made real on this test's own database.
+ * Runs `body` while a trigger refuses the rows of `table` that `condition` names, on `event`: a refusal no request
+ * check foresees (a constraint an operator added), made real on this test's own database. Phase 1 inserts a new
+ * payment's claim (`payment_claims`), phase 3 its record (`payments`).
  */
-async function whileRefusing(name: string, event: 'insert' | 'update', condition: string, body: () => Promise<void>) {
+async function whileRefusing(
+  name: string,
+  on: { event: 'insert' | 'update'; table: 'payments' | 'payment_claims' },
+  condition: string,
+  body: () => Promise<void>,
+) {
   await stack.sql.unsafe(`
     create function ${name}() returns trigger language plpgsql as $$
     begin
       if ${condition} then raise exception '${name}' using errcode = '23514'; end if;
       return new;
     end $$;
-    create trigger ${name} before ${event} on payments for each row execute function ${name}()`);
+    create trigger ${name} before ${on.event} on ${on.table} for each row execute function ${name}()`);
   try {
     await body();
   } finally {
-    await stack.sql.unsafe(`drop trigger ${name} on payments; drop function ${name}()`);
+    await stack.sql.unsafe(`drop trigger ${name} on ${on.table}; drop function ${name}()`);
   }
 }
 
@@ -88,24 +97,30 @@ describe('group-committed payments', () => {
   });
 
   it("fails a payment whose record is refused alone, stores nothing of it, and makes its neighbours'", async () => {
-    await whileRefusing('refuse_amount', 'insert', 'new.amount = 6666', async () => {
-      const refusedKey = newRequestId();
-      const keys = Array.from({ length: 5 }, () => newRequestId());
-      const responses = await Promise.all([
-        ...keys.slice(0, 2).map((requestId) => pay({ requestId })),
-        pay({ requestId: refusedKey, amount: '6666' }),
-        ...keys.slice(2).map((requestId) => pay({ requestId })),
-      ]);
-      expect(responses.map((response) => response.status)).toEqual([201, 201, 500, 201, 201, 201]);
-      for (const requestId of keys) expect(await storedFor(requestId)).toHaveLength(1);
-      // Nothing of it: no record, and its key is free, so the client's retry goes through once the cause is gone.
-      expect(await stack.sql`select 1 from idempotency_keys where request_id = ${refusedKey}`).toHaveLength(0);
-      expect(await stack.sql`select 1 from payments where amount = 6666`).toHaveLength(0);
-    });
+    await whileRefusing(
+      'refuse_amount',
+      { event: 'insert', table: 'payment_claims' },
+      'new.amount = 6666',
+      async () => {
+        const refusedKey = newRequestId();
+        const keys = Array.from({ length: 5 }, () => newRequestId());
+        const responses = await Promise.all([
+          ...keys.slice(0, 2).map((requestId) => pay({ requestId })),
+          pay({ requestId: refusedKey, amount: '6666' }),
+          ...keys.slice(2).map((requestId) => pay({ requestId })),
+        ]);
+        expect(responses.map((response) => response.status)).toEqual([201, 201, 500, 201, 201, 201]);
+        for (const requestId of keys) expect(await storedFor(requestId)).toHaveLength(1);
+        // Nothing of it: no record, and its key is free, so the client's retry goes through once the cause is gone.
+        expect(await stack.sql`select 1 from idempotency_keys where request_id = ${refusedKey}`).toHaveLength(0);
+        expect(await stack.sql`select 1 from payment_claims where amount = 6666`).toHaveLength(0);
+        expect(await stack.sql`select 1 from payments where amount = 6666`).toHaveLength(0);
+      },
+    );
   });
 
   it("fails a payment whose outcome is refused alone (left to recovery), and records its neighbours'", async () => {
-    await whileRefusing('refuse_outcome', 'update', "new.amount = 7777 and new.status <> 'processing'", async () => {
+    await whileRefusing('refuse_outcome', { event: 'insert', table: 'payments' }, 'new.amount = 7777', async () => {
       const refusedKey = newRequestId();
       const keys = Array.from({ length: 4 }, () => newRequestId());
       const responses = await Promise.all([
@@ -148,7 +163,8 @@ describe('group-committed operations on payments', () => {
   });
 
   it("fails a refund whose record is refused alone, stores nothing of it, and makes its neighbours'", async () => {
-    await whileRefusing('refuse_refund', 'insert', "new.payment_type = 'refund' and new.amount = 66", async () => {
+    const refunds = { event: 'insert', table: 'payments' } as const;
+    await whileRefusing('refuse_refund', refunds, "new.payment_type = 'refund' and new.amount = 66", async () => {
       const [refusedParent, ...parents] = (await payments(5)) as [string, ...string[]];
       const refusedKey = newRequestId();
       const responses = await Promise.all([

@@ -32,7 +32,7 @@ describe('with a processor answering in SANDBOX_LATENCY_MS, on a pool of 2 conne
 
   const processingIds = async (amount: number) =>
     (
-      await stack.sql`select id from payments where account_id = ${creds.accountId} and amount = ${amount}
+      await stack.sql`select id from payment_claims where account_id = ${creds.accountId} and amount = ${amount}
         and status = 'processing'`
     ).map((row) => String(row.id));
 
@@ -58,13 +58,17 @@ describe('with a processor answering in SANDBOX_LATENCY_MS, on a pool of 2 conne
     // Nothing to refund yet, and the refusal names the status as served.
     const refund = await postPayment(stack, creds, refundBody(id!, '1201'));
     expect(expectError(refund, 422, 'payment_not_refundable').detail).toContain('pending, awaiting the processor');
-    // Nothing is posted or announced before the outcome.
+    // Nothing is recorded, posted or announced before the outcome: the claim is all there is.
+    expect(await stack.sql`select 1 from payments where id = ${id!}`).toHaveLength(0);
     expect(await stack.sql`select 1 from ledger_entries where payment_id = ${id!}`).toHaveLength(0);
     expect(await stack.sql`select 1 from events where resource_id = ${id!}`).toHaveLength(0);
 
     const paid = await paying;
     expect(paid.status).toBe(201);
     expect(paid.body.data.id).toBe(id);
+    // Recorded once, with its outcome, by the commit that took its claim.
+    expect(await stack.sql`select status from payments where id = ${id!}`).toEqual([{ status: 'pending' }]);
+    expect(await stack.sql`select 1 from payment_claims where id = ${id!}`).toHaveLength(0);
     const after = await stack.call('GET', `/payments?id=${merchantId}&status=pending`, { as: creds });
     expect(after.body.data.map((item: { id: string }) => item.id)).toContain(id);
   });
@@ -152,14 +156,15 @@ describe('recovery of payments left processing', () => {
       { now: new Date(Date.now() + (options.later ?? stack.config.PAYMENT_RECOVERY_AFTER_SECONDS + 1) * 1000) },
     );
 
-  /** A payment whose request died between its phases: its record `processing`, its key without an answer. */
+  /** A payment whose request died between its phases: its claim `processing`, its key without an answer. */
   async function leftProcessing(crash: 'before' | 'after', amount: string, attributes?: Record<string, unknown>) {
     const body = tokenv3Body({ merchantId, tokenId, amount, requestId: newRequestId(), attributes });
     processor.crash = crash;
     expect((await postPayment(stack, creds, body)).status).toBe(500);
-    const [row] = await stack.sql`select id, status from payments where account_id = ${creds.accountId}
+    const [row] = await stack.sql`select id, status from payment_claims where account_id = ${creds.accountId}
       and amount = ${Number(amount)}`;
     expect(row?.status).toBe('processing');
+    expect(await stack.sql`select 1 from payments where id = ${String(row?.id)}`).toHaveLength(0);
     expectError(await postPayment(stack, creds, body), 409, 'idempotency_key_in_use');
     return { body, id: String(row!.id) };
   }
@@ -178,7 +183,8 @@ describe('recovery of payments left processing', () => {
     const postings = await stack.sql`
       select count(distinct posting_id)::int as postings from ledger_entries where payment_id = ${id} and kind = 'capture'`;
     expect(postings[0]!.postings).toBe(1);
-    // Finished once: a second run finds nothing.
+    // Finished once: the claim is gone, and a second run finds nothing.
+    expect(await stack.sql`select 1 from payment_claims where id = ${id}`).toHaveLength(0);
     expect(await recover()).toEqual({ recorded: 0, abandoned: 0 });
   });
 

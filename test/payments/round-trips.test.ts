@@ -81,9 +81,10 @@ describe('statements and round trips per request', () => {
     // docs/decisions.md, "Performance of the payment path"). Both are group-committed: a payment alone is a batch of
     // one, and the statements below are a batch's whatever its size (the next test).
     // The checks: merchants, token (no transaction; batched with concurrent payments' too). Phase 1: begin, claim
-    // the key naming the payment | insert the record `processing`, commit (the holders are read only for a key the
-    // claim did not take). Phase 3: begin, lock the record, its merchant's AVS mode | one statement writing the
-    // outcome, its event and its capture posting (an approval stores no answer on the key), then commit.
+    // the key naming the payment | claim the record `processing`, commit (the holders are read only for a key the
+    // claim did not take). Phase 3: begin, take the record's claim, its merchant's AVS mode | one statement writing
+    // the record with its outcome, its event and its capture posting (an approval stores no answer on the key),
+    // then commit.
     expect(await statementsOf(() => postPayment(stack, creds, body), 201)).toEqual({ statements: 11, trips: 5 });
     // The checks | begin, the claim finds the key held | its holder, with its payment's first event (the answer) |
     // commit: a round trip more than when the holders rode with every claim, which cost every new payment a read.
@@ -106,7 +107,7 @@ describe('statements and round trips per request', () => {
       const starting = (prefix: string) => batchedSent.filter((query) => query.startsWith(prefix)).length;
       const reads = starting('select "id", "account_id", "customer_id"');
       const claims = starting('insert into idempotency_keys');
-      const outcomes = starting('with w1 as (update payments');
+      const outcomes = starting('with w1 as (insert into "payments"');
       console.log(
         `${count} payments: ${batchedSent.length} statements; batches: ${reads} of checks, ${claims} of claims, ${outcomes} of outcomes`,
       );
@@ -114,7 +115,8 @@ describe('statements and round trips per request', () => {
       expect(outcomes).toBeLessThanOrEqual(2);
       expect(reads).toBeLessThanOrEqual(2);
       // Per batch of checks, two reads (the merchants, the cards); per batch of claims, four statements (begin, the
-      // claim, the records, commit), and of outcomes five (begin, the lock, the AVS modes, the writes, commit).
+      // claim, the claimed records, commit), and of outcomes five (begin, the claims taken, the AVS modes, the
+      // writes, commit).
       expect(batchedSent.length).toBe(2 * reads + 4 * claims + 5 * outcomes);
       expect(starting('begin')).toBe(claims + outcomes);
       expect(starting('commit')).toBe(claims + outcomes);

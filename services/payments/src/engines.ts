@@ -4,7 +4,7 @@ import { operationsCommitter } from './child-operations/operations';
 import { claimsCommitter } from './idempotency/claims';
 import { chargeReader } from './new-payments/charge-card.usecases';
 import { outcomeRecorder } from './new-payments/record-outcomes';
-import { paymentsInsertPart } from './payment-model/payments.repository';
+import { claimsInsertPart } from './payment-model/payments.repository';
 import type { PaymentDeps } from './payments/payments.usecases';
 import type { Processor } from './processor/processor';
 import { createTokenCipher } from './tokens/tokens.repository';
@@ -32,7 +32,7 @@ export function paymentEngines(deps: ServiceDeps & { processor: Processor }): Pa
     cipher,
     admission: new Admission(config.PAYMENT_ADMISSION_LIMIT),
     reads: chargeReader(db, cipher, groupCommit),
-    claims: claimsCommitter(db, paymentsInsertPart, batched('claim')),
+    claims: claimsCommitter(db, claimsInsertPart, batched('claim')),
     outcomes: outcomeRecorder(deps, batched('outcome')),
     operations: operationsCommitter(db, batched('operation')),
   };

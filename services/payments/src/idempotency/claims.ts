@@ -25,7 +25,7 @@ export type KeyClaim = IdempotencyKeyRef & { requestHash: string; now: Date; ttl
 
 /**
  * Phase 1 of a new payment (docs/design.md, The payment write path): its key, when the request gave one, and the
- * record to insert `processing`, which goes in only if the key is claimed (or there is none).
+ * record to claim `processing` (`payment_claims`), which goes in only if the key is claimed (or there is none).
  */
 export type ClaimItem<R> = { key: KeyClaim | undefined; recordId: string; record: R };
 
@@ -101,8 +101,8 @@ export function findHolders(tx: Tx, keys: IdempotencyKeyRef[]): Sent<Map<string,
 }
 
 /**
- * Phase 1 group-committed: concurrent new payments' keys claimed and records inserted by one transaction, one
- * statement per table (`Batcher`). `insertMany` writes the claimed records (and those without a key) as one
+ * Phase 1 group-committed: concurrent new payments' keys and records claimed by one transaction, one statement
+ * per table (`Batcher`). `insertMany` writes the claimed records (and those without a key) as one
  * statement. Two requests with one key in a batch: the first claims it, the second finds it in flight.
  */
 export type Claims<R> = Batcher<ClaimItem<R>, ClaimResult>;

@@ -14,7 +14,7 @@ export type AchInput = PaymentInputOf<'ACH'>;
 
 /**
  * `ACH`, phase 1 (docs/design.md, Idempotency and concurrency): a debit of the customer's bank account for the
- * merchant, checked and priced in the caller's transaction (`ctx.db`) and recorded `processing`. Phase 2 asks the
+ * merchant, checked and priced in the caller's transaction (`ctx.db`) and claimed `processing`. Phase 2 asks the
  * processor, outside any transaction; phase 3 records the outcome (`recordOutcomes`). Accepted: a `pending` payment
  * that settles ACH_SETTLEMENT_BUSINESS_DAYS business days out (or is returned R01–R04 then), its capture posting on
  * the ACH rail and `payment.created`. Refused at once (the sandbox's insufficient-funds account): `failed`,

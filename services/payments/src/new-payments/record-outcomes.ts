@@ -19,12 +19,12 @@ import { errorDocumentBody, type FailedTransaction, paymentErrors } from '../pay
 import { paymentDocument, paymentResource } from '../payment-model/payments.presenter';
 import {
   findMerchants,
-  lockPayments,
   type MerchantForPayment,
   type NewPayment,
   type Payment,
   type PaymentOutcome,
-  paymentOutcomesPart,
+  paymentsInsertPart,
+  takeClaims,
 } from '../payment-model/payments.repository';
 import { avsAccepted } from '../processor/avs-policy';
 import type { ProcessorAnswer } from '../processor/processor';
@@ -43,7 +43,8 @@ export const ABANDONED = {
 
 /**
  * Phase 1 of a new card or ACH payment (docs/design.md, Idempotency and concurrency): its record, checked and priced,
- * to insert `processing` with no outcome yet, no ledger posting and no event. `since` is real time (recovery's clock).
+ * to claim `processing` (`payment_claims`) with no outcome yet, no ledger posting and no event. `since` is real time
+ * (recovery's clock).
  */
 export function processingRecord(values: NewPayment, since: Date): NewPayment {
   return { ...values, ...AWAITING, status: PROCESSING, processingSince: since };
@@ -62,23 +63,23 @@ export type OutcomeToRecord = {
 /**
  * Phase 3 of new card and ACH payments, and the recovery job's way of finishing them: one function, so an outcome
  * is recorded alike whoever records it, for one payment or a group-committed batch (docs/design.md, The payment
- * write path). Locks the records (in id order, with their merchants' AVS modes, in the same round trip) and decides
- * each still `processing` from the processor's answer: approved, a `pending` payment, its capture posting and
+ * write path). Takes the records' claims (with their merchants' AVS modes, in the same round trip) and decides each
+ * claim still there from the processor's answer: approved, a `pending` payment, its capture posting and
  * `payment.created` (asked not to capture: `authorized` until CARD_AUTHORIZATION_DAYS out, no posting,
  * `payment.authorized`); declined or AVS-refused, `failed` and `payment.failed` answered 402/422 (returned, not thrown,
  * so it commits). No answer (`null`: the processor never got the request) fails it `processing_abandoned`.
  *
- * Returns each item's answer in order, undefined for a record no longer `processing` (recorded already, by the
- * other of the two), and the writes of them all, to send as one statement: one per table whatever the batch's
- * size, the answers stored on the payments' idempotency keys among them.
+ * Returns each item's answer in order, undefined for a record whose claim is gone (recorded already, by the other
+ * of the two), and the writes of them all, to send as one statement: one per table whatever the batch's size, the
+ * records inserted into `payments` (once, with their outcomes) and the refusals stored on their keys among them.
  */
 export async function recordOutcomes(
   ctx: OutcomeContext,
   tx: Tx,
   items: OutcomeToRecord[],
 ): Promise<{ answers: (StoredResponse | undefined)[]; writes: Part[] }> {
-  const [locked, merchants] = await Promise.all([
-    lockPayments(
+  const [taken, merchants] = await Promise.all([
+    takeClaims(
       tx,
       items.map((item) => item.claimed.id),
     ),
@@ -88,9 +89,12 @@ export async function recordOutcomes(
     ),
   ]);
   const open = new Map(
-    locked.filter((payment) => payment.status === PROCESSING).map((payment) => [payment.id, payment]),
+    taken.map((payment) => {
+      if (payment.status !== PROCESSING) throw new Error(`payment ${payment.id}: claimed ${payment.status}`);
+      return [payment.id, payment];
+    }),
   );
-  const outcomes: { id: string; outcome: PaymentOutcome }[] = [];
+  const records: Payment[] = [];
   const events: WriteEventInput[] = [];
   const captures: PostInput[] = [];
   const stored: { paymentId: string; response: StoredResponse }[] = [];
@@ -119,7 +123,7 @@ export async function recordOutcomes(
     assertStoredTransition(payment.status, changes.status);
     const recorded: Payment = { ...payment, ...changes, processingSince: null };
     const resource = paymentResource(recorded, [], now);
-    outcomes.push({ id: payment.id, outcome: changes });
+    records.push(recorded);
     events.push({
       accountId: payment.accountId,
       type: captured ? 'payment.created' : authorized ? 'payment.authorized' : 'payment.failed',
@@ -145,9 +149,9 @@ export async function recordOutcomes(
     if (decided.error) stored.push({ paymentId: payment.id, response });
     return response;
   });
-  if (outcomes.length === 0) return { answers, writes: [] };
+  if (records.length === 0) return { answers, writes: [] };
   const writes = [
-    paymentOutcomesPart(outcomes),
+    paymentsInsertPart(records),
     ...firstEventsParts(events),
     ...postingsPart(captures).parts,
     ...(stored.length > 0 ? [answersInFlightPart(stored)] : []),

@@ -1,12 +1,11 @@
 import type { Config } from '@pps/shared/config';
 import { type Db, schema, sendTogether, withTransaction } from '@pps/shared/db';
 import type { Logger } from '@pps/shared/logger';
-import { PROCESSING } from '@pps/shared/states';
-import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, inArray, lt, sql } from 'drizzle-orm';
 import type { Processor } from '../processor/processor';
 import { recordOutcomes } from './record-outcomes';
 
-const { payments } = schema;
+const { paymentClaims: claims } = schema;
 
 /** Records resolved per transaction. */
 const RECOVERY_BATCH = 100;
@@ -14,14 +13,14 @@ const RECOVERY_BATCH = 100;
 export type RecoveryDeps = { db: Db; config: Config; log: Logger; processor: Processor };
 
 /**
- * The recovery job (docs/design.md, Failure behaviour): new payments a crash left between their phases, `processing`
- * for longer than PAYMENT_RECOVERY_AFTER_SECONDS (real time), are finished as phase 3 would have finished them
- * (`recordOutcomes`): by the processor's answer, asked again by the payment's id, else failed `processing_abandoned`.
- * The answer is stored on the payment's idempotency key too, so the client's retry replays it. In batches: the
- * processor is asked outside any transaction, then the batch is claimed `FOR UPDATE SKIP LOCKED` (a record its own
- * request or another recovery is finishing is left to it) and recorded in one transaction, one statement per table; a record finished
- * meanwhile is skipped (still `processing` is the condition). The threshold must exceed the processor's own timeout,
- * so a call still waiting for its answer is never taken for a lost one. Returns how many it finished.
+ * The recovery job (docs/design.md, Failure behaviour): new payments a crash left between their phases, claimed
+ * (`payment_claims`) for longer than PAYMENT_RECOVERY_AFTER_SECONDS (real time), are finished as phase 3 would have
+ * finished them (`recordOutcomes`): by the processor's answer, asked again by the payment's id, else failed
+ * `processing_abandoned`. The answer is the client's retry's, as phase 3's would have been. In batches, oldest
+ * first: the processor is asked outside any transaction, then the batch's claims are locked `FOR UPDATE SKIP LOCKED`
+ * (a claim its own request or another recovery is taking is left to it) and recorded in one transaction, one
+ * statement per table; a claim taken meanwhile is gone, and skipped. The threshold must exceed the processor's own
+ * timeout, so a call still waiting for its answer is never taken for a lost one. Returns how many it finished.
  */
 export async function recoverPayments(
   deps: RecoveryDeps,
@@ -33,36 +32,32 @@ export async function recoverPayments(
   while (!options.signal?.aborted) {
     const batch = await deps.db
       .select({
-        id: payments.id,
-        merchantId: payments.merchantId,
-        createdAt: payments.createdAt,
-        processingSince: payments.processingSince,
+        id: claims.id,
+        merchantId: claims.merchantId,
+        createdAt: claims.createdAt,
+        processingSince: claims.processingSince,
       })
-      .from(payments)
+      .from(claims)
       .where(
         and(
-          eq(payments.status, PROCESSING),
-          lt(payments.processingSince, cutoff),
-          // Past the previous batch: a record another worker held stays `processing`, and is not asked twice.
+          lt(claims.processingSince, cutoff),
+          // Past the previous batch: a claim another worker held stays, and is not asked twice.
           after &&
-            sql`(${payments.processingSince}, ${payments.id}) > (${after.since.toISOString()}::timestamptz, ${after.id})`,
+            sql`(${claims.processingSince}, ${claims.id}) > (${after.since.toISOString()}::timestamptz, ${after.id})`,
         ),
       )
-      .orderBy(asc(payments.processingSince), asc(payments.id))
+      .orderBy(asc(claims.processingSince), asc(claims.id))
       .limit(RECOVERY_BATCH);
     if (batch.length === 0) break;
     const answers = await Promise.all(batch.map((row) => deps.processor.lookup(row.id)));
     await withTransaction(deps.db, async (tx) => {
       const claimed = await tx
-        .select({ id: payments.id })
-        .from(payments)
+        .select({ id: claims.id })
+        .from(claims)
         .where(
-          and(
-            inArray(
-              payments.id,
-              batch.map((row) => row.id),
-            ),
-            eq(payments.status, PROCESSING),
+          inArray(
+            claims.id,
+            batch.map((row) => row.id),
           ),
         )
         .for('update', { skipLocked: true });

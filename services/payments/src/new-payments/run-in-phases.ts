@@ -19,15 +19,15 @@ export type Phased<A> = {
   paymentId: string;
   /**
    * Phase 1, committed (group-committed with concurrent payments' claims): the key claimed, naming the payment (so
-   * recovery finds its way back), and the record inserted `processing`; or the key's holder.
+   * recovery finds its way back), and the record claimed `processing` (`payment_claims`); or the key's holder.
    */
   claim: (key: KeyClaim | undefined) => Promise<ClaimResult>;
   /** Phase 2: the processor, called with no transaction open and no connection held. */
   call: () => Promise<A>;
   /**
    * Phase 3, committed (group-committed with concurrent payments' outcomes): the outcome's answer, stored on the
-   * key with it, or undefined when the record is no longer `processing` (recovery resolved it meanwhile; its answer
-   * is the key's).
+   * key with it, or undefined when the record's claim is gone (recovery resolved it meanwhile; its answer is the
+   * key's).
    */
   record: (answer: A) => Promise<StoredResponse | undefined>;
 };
@@ -35,9 +35,9 @@ export type Phased<A> = {
 /**
  * A new card or ACH payment, idempotently when a key is given, in three phases so no transaction and no pooled
  * connection waits on the processor. `begin` reads and checks the request and prices it (no transaction: reads
- * only). Then (1) one commit claims the key and inserts the record `processing` (a replay meanwhile is a 409
- * `idempotency_key_in_use`); (2) `call`, outside any transaction; (3) one commit records the outcome, conditional
- * on the record still being `processing`, with the answer stored on the key. Phases 1 and 3 are group-committed
+ * only). Then (1) one commit claims the key and the record `processing` (a replay meanwhile is a 409
+ * `idempotency_key_in_use`); (2) `call`, outside any transaction; (3) one commit takes the record's claim, if it is
+ * still there, and inserts the record with its outcome (a refusal's answer stored on the key). Phases 1 and 3 are group-committed
  * with other payments' (`Phased.claim`, `Phased.record`). A refusal by `begin` stores nothing; an error in phase 2
  * or 3 leaves the record to recovery.
  */
@@ -55,7 +55,7 @@ export async function runInPhases<A>(
   const { phased, claim } = admitted;
   const answer = await phased.call();
   // The answer in hand is recorded, not left to recovery, when the database was away for a moment (restarting,
-  // failing over): phase 3 again, conditional on `processing`, finds the stored answer if the lost commit went through.
+  // failing over): phase 3 again finds the claim gone, and the key's answer, if the lost commit went through.
   const giveUpAt = Date.now() + PHASE_RETRY_MS;
   for (;;) {
     try {

@@ -14,13 +14,12 @@ import {
   send,
   type Travel,
   tableCodec,
-  texts,
 } from '@pps/shared/db';
-import { type PaymentStatus, PROCESSING } from '@pps/shared/states';
+import type { PaymentStatus } from '@pps/shared/states';
 import { and, count, eq, gte, lt, ne, or, type SQL } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
 
-const { merchants, payments } = schema;
+const { merchants, paymentClaims, payments } = schema;
 
 export type Payment = schema.Payment;
 export type NewPayment = schema.NewPayment;
@@ -33,6 +32,7 @@ export type MerchantForPayment = Pick<
 
 const merchantCodec = tableCodec(merchants);
 const paymentCodec = tableCodec(payments);
+const claimCodec = tableCodec(paymentClaims);
 
 const merchantForPayment = merchantCodec.pick([
   'id',
@@ -76,7 +76,15 @@ export function paymentsInsertPart(rows: NewPayment[]): Part {
   return { text: paymentCodec.insertManyText, params: paymentCodec.manyParams(rows) };
 }
 
-/** The columns a new payment's outcome sets (phase 3, or recovery); `processing_since` is cleared beside them. */
+/**
+ * New payments' claims as one write to send with others, however many (group commit, phase 1): each record
+ * `processing`, in `payment_claims` until its outcome is recorded (docs/design.md, The payment write path).
+ */
+export function claimsInsertPart(rows: NewPayment[]): Part {
+  return { text: claimCodec.insertManyText, params: claimCodec.manyParams(rows) };
+}
+
+/** The columns a new payment's outcome sets (phase 3, or recovery) on its claimed record. */
 export type PaymentOutcome = Pick<
   Payment,
   | 'status'
@@ -90,74 +98,51 @@ export type PaymentOutcome = Pick<
   | 'failedAt'
   | 'updatedAt'
 >;
-const outcomeKeys = [
-  'status',
-  'code',
-  'message',
-  'authCode',
-  'avsResult',
-  'card',
-  'settleAt',
-  'authorizationExpiresAt',
-  'failedAt',
-  'updatedAt',
-] as const satisfies readonly (keyof PaymentOutcome)[];
-/**
- * One row per record, the outcome's columns cast back from text (group commit: one statement for a batch), each only
- * while its record is still in flight: `processing_since` is set exactly while a record is `processing` (phase 1
- * sets it, this clears it). Not `status = 'processing'`, which is payments_processing_idx's predicate: the planner
- * then read that partial index, whose entries for every record recorded since the table's last vacuum are dead (an
- * outcome is a non-HOT update, and a bitmap scan never marks them), so each batch's cost grew with the payments
- * made (docs/decisions.md, "Performance: scans that grew with the tables"). Records are found by primary key.
- */
-const RECORD_OUTCOMES = `update payments set ${outcomeKeys
-  .map((key) => `"${payments[key].name}" = o."${payments[key].name}"::${payments[key].getSQLType()}`)
-  .join(', ')}, processing_since = null
-  from unnest($1::text[], ${outcomeKeys.map((_, index) => `$${index + 2}::text[]`).join(', ')})
-    as o(id, ${outcomeKeys.map((key) => `"${payments[key].name}"`).join(', ')})
-  where payments.id = o.id and payments.processing_since is not null`;
-
-/**
- * The outcomes of `processing` records as one write to send with others, however many (group commit); each
- * conditional on its record still being `processing`.
- */
-export function paymentOutcomesPart(outcomes: { id: string; outcome: PaymentOutcome }[]): Part {
-  return {
-    text: RECORD_OUTCOMES,
-    params: [
-      texts(outcomes.map(({ id }) => id)),
-      ...outcomeKeys.map((key) =>
-        outcomes.map(({ outcome }) => {
-          const value = outcome[key];
-          return value === null ? null : String(payments[key].mapToDriverValue(value as never));
-        }),
-      ),
-    ],
-  };
-}
 
 /** A new record as the table returns it: the values given, null for the rest (what `returning *` would read). */
 export const insertedPayment = (values: NewPayment): Payment => paymentCodec.row(values);
 
 // A record is read by id one way, here: `GET /payments/{id}` reads it raw beside its children, and the locks
-// read the same columns with FOR UPDATE, so all give the same `Payment`.
+// read the same columns with FOR UPDATE, so all give the same `Payment`. A new payment between its phases is its
+// claim (`processing`, served as `pending`): both tables are read, by primary key; one statement sees the record in
+// one of them, since the commit that records it takes the claim.
 const paymentRow = paymentCodec.pick();
-const FIND_PAYMENT = `select ${paymentRow.columns} from payments where id = $1`;
+const FIND_PAYMENT = `select ${paymentRow.columns} from payments where id = $1
+  union all select ${paymentRow.columns} from payment_claims where id = $1`;
 
-/** A payment record by id; sent at once (`GET /payments/{id}` reads it beside its children). */
+/** A payment record by id, or its claim; sent at once (`GET /payments/{id}` reads it beside its children). */
 export function findPayment(db: DbOrTx, id: string): Sent<Payment | undefined> {
   return mapSent(send(db, FIND_PAYMENT, [id]), ([row]) => row && paymentRow.read(row));
 }
 
-const LOCK_PAYMENTS = `select ${paymentRow.columns} from payments where id = any($1::text[]) order by id for update`;
+const LOCK_PAYMENTS = `with locked as (
+    select ${paymentRow.columns} from payments where id = any($1::text[]) order by id for update)
+  select * from locked
+  union all select ${paymentRow.columns} from payment_claims where id = any($1::text[])`;
 
 /**
  * Reads payments and holds their row locks until the transaction ends (`SELECT … FOR UPDATE`), in id order (two
  * batches never wait on each other in a circle): every operation on a parent (capture, void, refund, split refund,
- * second split) and phase 3 of new payments take them first, so they run one at a time. Sent at once.
+ * second split) takes them first, so they run one at a time. A payment still between its phases is read from its
+ * claim, unlocked: it is `processing`, which every operation refuses. Sent at once.
  */
 export function lockPayments(tx: DbOrTx, ids: string[]): Sent<Payment[]> {
   return mapSent(send(tx, LOCK_PAYMENTS, [ids]), (rows) => rows.map(paymentRow.read));
+}
+
+const TAKE_CLAIMS = `delete from payment_claims where id = any($1::text[]) returning ${paymentRow.columns}`;
+
+/** The statement `takeClaims` sends. */
+export const takeClaimsPart = (ids: string[]): Part => ({ text: TAKE_CLAIMS, params: [ids] });
+
+/**
+ * Takes new payments' claims to record their outcomes (phase 3, or recovery): deletes them and returns their
+ * records, `processing`. A claim another transaction is taking is waited for, and then is gone: each is recorded
+ * once, by whichever took it. Sent at once.
+ */
+export function takeClaims(tx: DbOrTx, ids: string[]): Sent<Payment[]> {
+  const { text, params } = takeClaimsPart(ids);
+  return mapSent(send(tx, text, params), (rows) => rows.map(paymentRow.read));
 }
 
 /** The child records of a payment (refunds, voids, split refunds, second splits) that its resource summarises. */
@@ -234,8 +219,8 @@ export async function listMerchantPayments(
   db: DbOrTx,
   filter: PaymentListFilter,
 ): Promise<{ rows: Payment[]; total: number; travel?: Travel }> {
-  // A new payment between its phases is internal (docs/design.md): listed once its outcome is recorded.
-  const conditions: SQL[] = [ne(payments.status, PROCESSING)];
+  // A new payment between its phases is its claim, not listed (docs/design.md): listed once its outcome is recorded.
+  const conditions: SQL[] = [];
   if (filter.status) conditions.push(eq(payments.status, filter.status));
   // Neither has an index of its own (no migration for a filter): each role still reads along its merchant index,
   // newest first, and skips the records that do not match, so a rare invoice may scan much of the merchant's records.

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, bigint, boolean, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { bigint, boolean, foreignKey, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import type { StoredPaymentStatus } from '../../states/payment-states';
 import { accounts } from './accounts';
 import { type BillingAddress, ts } from './columns';
@@ -55,114 +55,123 @@ export const dueCondition = (of?: string) => {
 };
 
 /**
+ * A record's columns, one set for the two tables that hold records: `payments`, and `payment_claims` (a new payment
+ * between its phases). Fresh builders on each call: a table builds its columns from them.
+ */
+const paymentColumns = () => ({
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  merchantId: text('merchant_id').notNull(),
+  parentPaymentId: text('parent_payment_id'),
+  paymentType: text('payment_type').$type<PaymentType>().notNull(),
+  requestType: text('request_type').$type<PaymentRequestType>().notNull(),
+  status: text('status').$type<StoredPaymentStatus>().notNull(),
+  amount: cents('amount').notNull(),
+  currency: text('currency').notNull(),
+  invoice: text('invoice'),
+  gross: cents('gross').notNull(),
+  /** Pricing in force when the record was made: fixed fee (cents) and rate (basis points). */
+  feeFixed: cents('fee_fixed').notNull(),
+  rateBasisPoints: integer('rate_basis_points').notNull(),
+  grossMinusNet: cents('gross_minus_net').notNull(),
+  net: cents('net').notNull(),
+  /** The first split of a tokenv3Split (or the moved amount of a secondSplit); carries no fee. */
+  splitMerchantId: text('split_merchant_id'),
+  splitAmount: cents('split_amount'),
+  refundType: text('refund_type').$type<'void' | 'refund'>(),
+  code: text('code').notNull(),
+  message: text('message').notNull(),
+  authCode: text('auth_code'),
+  avsResult: text('avs_result'),
+  returnCode: text('return_code'),
+  tokenId: text('token_id'),
+  card: jsonb('card').$type<CardSnapshot>(),
+  billingAddress: jsonb('billing_address').$type<BillingAddress>(),
+  bank: jsonb('bank').$type<BankSnapshot>(),
+  /** ACH: the debited account, encrypted (AES-256-GCM, DATA_ENCRYPTION_KEYS); read only to write NACHA entries. */
+  bankAccountNumberEnc: text('bank_account_number_enc'),
+  bankRoutingNumberEnc: text('bank_routing_number_enc'),
+  /** The NACHA file that carried this ACH entry (set by the settlement pass that wrote it). */
+  achFileId: text('ach_file_id'),
+  /** That entry's trace number, as the file has it: what a bank's return of the entry names. */
+  traceNumber: text('trace_number'),
+  miscData: text('misc_data'),
+  settleAt: ts('settle_at'),
+  settledAt: ts('settled_at'),
+  voidedAt: ts('voided_at'),
+  failedAt: ts('failed_at'),
+  /** The x-request-id of the call that created the record (tracing; the idempotency key lives apart). */
+  requestId: text('request_id'),
+  /**
+   * A new card or ACH payment between its phases (a claim, status `processing`): when it entered them, in real
+   * time. Recovery resolves the claims left this way too long (docs/design.md). Null on every payment recorded.
+   */
+  processingSince: ts('processing_since'),
+  /**
+   * Whether the charge asked for address verification (tokenv3 `useAVS`, or the vault's ZIP), kept so the outcome
+   * is judged by the same policy whether it is recorded at once or by recovery.
+   */
+  avsRequested: boolean('avs_requested'),
+  /**
+   * Whether the charge captures at once (`capture`, true by default) or only authorizes (`capture: false`): kept so
+   * the outcome is recorded alike by the request or by recovery. Null on records made before authorizations.
+   */
+  captureRequested: boolean('capture_requested'),
+  /** An authorization (`authorized`): when it lapses by the account's clock, voided by the settlement pass. */
+  authorizationExpiresAt: ts('authorization_expires_at'),
+  /** An authorization captured: when (its settlement counts from here). */
+  capturedAt: ts('captured_at'),
+  /** Why a record was voided when no client asked (`authorization_expired`); null otherwise. */
+  voidReason: text('void_reason').$type<'authorization_expired' | 'cancelled'>(),
+  /** A card payment's disputes, oldest first; null until its first (docs/design.md, Disputes). */
+  disputes: jsonb('disputes').$type<DisputeMark[]>(),
+  createdAt: ts('created_at').notNull(),
+  updatedAt: ts('updated_at').notNull(),
+});
+
+/**
  * Every money movement record: payments, and their children (refunds, voids, split refunds, second splits)
  * linked through `parentPaymentId`. Owned by the payments service. Amounts are integer cents.
  * `createdAt`/`updatedAt` and the state timestamps come from the account's sandbox clock.
  */
-export const payments = pgTable(
-  'payments',
-  {
-    id: text('id').primaryKey(),
-    accountId: text('account_id')
-      .notNull()
-      .references(() => accounts.id),
-    merchantId: text('merchant_id')
-      .notNull()
-      .references(() => merchants.id),
-    parentPaymentId: text('parent_payment_id').references((): AnyPgColumn => payments.id),
-    paymentType: text('payment_type').$type<PaymentType>().notNull(),
-    requestType: text('request_type').$type<PaymentRequestType>().notNull(),
-    status: text('status').$type<StoredPaymentStatus>().notNull(),
-    amount: cents('amount').notNull(),
-    currency: text('currency').notNull(),
-    invoice: text('invoice'),
-    gross: cents('gross').notNull(),
-    /** Pricing in force when the record was made: fixed fee (cents) and rate (basis points). */
-    feeFixed: cents('fee_fixed').notNull(),
-    rateBasisPoints: integer('rate_basis_points').notNull(),
-    grossMinusNet: cents('gross_minus_net').notNull(),
-    net: cents('net').notNull(),
-    /** The first split of a tokenv3Split (or the moved amount of a secondSplit); carries no fee. */
-    splitMerchantId: text('split_merchant_id').references(() => merchants.id),
-    splitAmount: cents('split_amount'),
-    refundType: text('refund_type').$type<'void' | 'refund'>(),
-    code: text('code').notNull(),
-    message: text('message').notNull(),
-    authCode: text('auth_code'),
-    avsResult: text('avs_result'),
-    returnCode: text('return_code'),
-    tokenId: text('token_id'),
-    card: jsonb('card').$type<CardSnapshot>(),
-    billingAddress: jsonb('billing_address').$type<BillingAddress>(),
-    bank: jsonb('bank').$type<BankSnapshot>(),
-    /** ACH: the debited account, encrypted (AES-256-GCM, DATA_ENCRYPTION_KEYS); read only to write NACHA entries. */
-    bankAccountNumberEnc: text('bank_account_number_enc'),
-    bankRoutingNumberEnc: text('bank_routing_number_enc'),
-    /** The NACHA file that carried this ACH entry (set by the settlement pass that wrote it). */
-    achFileId: text('ach_file_id'),
-    /** That entry's trace number, as the file has it: what a bank's return of the entry names. */
-    traceNumber: text('trace_number'),
-    miscData: text('misc_data'),
-    settleAt: ts('settle_at'),
-    settledAt: ts('settled_at'),
-    voidedAt: ts('voided_at'),
-    failedAt: ts('failed_at'),
-    /** The x-request-id of the call that created the record (tracing; the idempotency key lives apart). */
-    requestId: text('request_id'),
-    /**
-     * A new card or ACH payment between its phases (status `processing`): when it entered them, in real time, and
-     * null once its outcome is recorded. Recovery resolves the records left this way too long (docs/design.md).
-     */
-    processingSince: ts('processing_since'),
-    /**
-     * Whether the charge asked for address verification (tokenv3 `useAVS`, or the vault's ZIP), kept so the outcome
-     * is judged by the same policy whether it is recorded at once or by recovery.
-     */
-    avsRequested: boolean('avs_requested'),
-    /**
-     * Whether the charge captures at once (`capture`, true by default) or only authorizes (`capture: false`): kept so
-     * the outcome is recorded alike by the request or by recovery. Null on records made before authorizations.
-     */
-    captureRequested: boolean('capture_requested'),
-    /** An authorization (`authorized`): when it lapses by the account's clock, voided by the settlement pass. */
-    authorizationExpiresAt: ts('authorization_expires_at'),
-    /** An authorization captured: when (its settlement counts from here). */
-    capturedAt: ts('captured_at'),
-    /** Why a record was voided when no client asked (`authorization_expired`); null otherwise. */
-    voidReason: text('void_reason').$type<'authorization_expired' | 'cancelled'>(),
-    /** A card payment's disputes, oldest first; null until its first (docs/design.md, Disputes). */
-    disputes: jsonb('disputes').$type<DisputeMark[]>(),
-    createdAt: ts('created_at').notNull(),
-    updatedAt: ts('updated_at').notNull(),
-  },
-  (t) => [
-    // Listing indexes are ascending and read backward for newest first. drizzle's `.desc()` makes `DESC NULLS
-    // LAST`, which `ORDER BY … desc` (nulls first) cannot use: every listing sorted all its rows (docs/decisions.md,
-    // "Performance: scans that grew with the tables").
-    index('payments_merchant_created_idx').on(t.merchantId, t.createdAt, t.id),
-    index('payments_split_merchant_created_idx')
-      .on(t.splitMerchantId, t.createdAt, t.id)
-      .where(sql`split_merchant_id is not null`),
-    /** What the recovery job claims: records left `processing`, oldest first (a handful at any time). */
-    index('payments_processing_idx').on(t.processingSince, t.id).where(sql`status = 'processing'`),
-    index('payments_parent_idx').on(t.parentPaymentId).where(sql`parent_payment_id is not null`),
-    /**
-     * What a settlement pass claims: records with a settlement date not settled yet, in the order it takes them.
-     * A day's records all settle at the same midnight, so without the id a batch sorted the whole day. Only the
-     * settleable statuses: a voided payment or a returned ACH debit keeps its `settle_at` and never settles, and
-     * left in the index every claim read them all again (migration 0026).
-     */
-    index('payments_due_idx').on(t.settleAt, t.id).where(sql.raw(dueCondition())),
-    /** The same, for the pass of one account whose sandbox clock is ahead of everyone's. */
-    index('payments_account_due_idx').on(t.accountId, t.settleAt, t.id).where(sql.raw(dueCondition())),
-    /** What the expiry sweep claims: authorizations by when they lapse (the only rows with `status = 'authorized'`). */
-    index('payments_authorized_expiry_idx').on(t.authorizationExpiresAt, t.id).where(sql`status = 'authorized'`),
-    /** The same, for the sweep of one account whose sandbox clock is ahead of everyone's. */
-    index('payments_account_authorized_expiry_idx')
-      .on(t.accountId, t.authorizationExpiresAt, t.id)
-      .where(sql`status = 'authorized'`),
-  ],
-);
+export const payments = pgTable('payments', paymentColumns(), (t) => [
+  foreignKey({ columns: [t.accountId], foreignColumns: [accounts.id] }),
+  foreignKey({ columns: [t.merchantId], foreignColumns: [merchants.id] }),
+  foreignKey({ columns: [t.parentPaymentId], foreignColumns: [t.id] }),
+  foreignKey({ columns: [t.splitMerchantId], foreignColumns: [merchants.id] }),
+  // Listing indexes are ascending and read backward for newest first. drizzle's `.desc()` makes `DESC NULLS
+  // LAST`, which `ORDER BY … desc` (nulls first) cannot use: every listing sorted all its rows (docs/decisions.md,
+  // "Performance: scans that grew with the tables").
+  index('payments_merchant_created_idx').on(t.merchantId, t.createdAt, t.id),
+  index('payments_split_merchant_created_idx')
+    .on(t.splitMerchantId, t.createdAt, t.id)
+    .where(sql`split_merchant_id is not null`),
+  index('payments_parent_idx').on(t.parentPaymentId).where(sql`parent_payment_id is not null`),
+  /**
+   * What a settlement pass claims: records with a settlement date not settled yet, in the order it takes them.
+   * A day's records all settle at the same midnight, so without the id a batch sorted the whole day. Only the
+   * settleable statuses: a voided payment or a returned ACH debit keeps its `settle_at` and never settles, and
+   * left in the index every claim read them all again (migration 0026).
+   */
+  index('payments_due_idx').on(t.settleAt, t.id).where(sql.raw(dueCondition())),
+  /** The same, for the pass of one account whose sandbox clock is ahead of everyone's. */
+  index('payments_account_due_idx').on(t.accountId, t.settleAt, t.id).where(sql.raw(dueCondition())),
+  /** What the expiry sweep claims: authorizations by when they lapse (the only rows with `status = 'authorized'`). */
+  index('payments_authorized_expiry_idx').on(t.authorizationExpiresAt, t.id).where(sql`status = 'authorized'`),
+  /** The same, for the sweep of one account whose sandbox clock is ahead of everyone's. */
+  index('payments_account_authorized_expiry_idx')
+    .on(t.accountId, t.authorizationExpiresAt, t.id)
+    .where(sql`status = 'authorized'`),
+]);
 
 export type Payment = typeof payments.$inferSelect;
 export type NewPayment = typeof payments.$inferInsert;
+
+/**
+ * New card and ACH payments between their phases (docs/design.md, The payment write path): phase 1 inserts the
+ * record here, `processing`, and phase 3 (or recovery) deletes it and inserts it into `payments` with its outcome,
+ * so a payment is written to `payments` once. A handful of rows at any time: its primary key only (how phase 3 and
+ * recovery take a claim), no foreign keys (the record is checked when it goes into `payments`, in the same commit
+ * that takes the claim), no counts. Recovery reads it whole, oldest first.
+ */
+export const paymentClaims = pgTable('payment_claims', paymentColumns());
