@@ -105,8 +105,8 @@ function mean(runs: Run[]): Run {
     requestsPerSecond: Math.round(of('requestsPerSecond')),
     p99Ms: Math.round(of('p99Ms')),
     errors: of('errors'),
-    serverMs: Number(of('serverMs').toFixed(2)),
-    postgresMs: Number(of('postgresMs').toFixed(2)),
+    serverMs: Number(of('serverMs').toFixed(3)),
+    postgresMs: Number(of('postgresMs').toFixed(3)),
   };
 }
 

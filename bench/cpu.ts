@@ -41,6 +41,6 @@ async function childrenOf(pid: number): Promise<string[]> {
 
 /** CPU milliseconds per request between two samples. */
 export const cpuPerRequest = (before: CpuSample, after: CpuSample, requests: number) => ({
-  serverMs: Number((((after.server - before.server) * 1000) / requests).toFixed(2)),
-  postgresMs: Number((((after.postgres - before.postgres) * 1000) / requests).toFixed(2)),
+  serverMs: Number((((after.server - before.server) * 1000) / requests).toFixed(3)),
+  postgresMs: Number((((after.postgres - before.postgres) * 1000) / requests).toFixed(3)),
 });
