@@ -107,7 +107,7 @@ describe('statements and round trips per request', () => {
       const starting = (prefix: string) => batchedSent.filter((query) => query.startsWith(prefix)).length;
       const reads = starting('select "id", "account_id", "customer_id"');
       const claims = starting('insert into idempotency_keys');
-      const outcomes = starting('with w1 as (insert into "payments"');
+      const outcomes = starting('with w1 as (insert into payments');
       console.log(
         `${count} payments: ${batchedSent.length} statements; batches: ${reads} of checks, ${claims} of claims, ${outcomes} of outcomes`,
       );

@@ -19,12 +19,12 @@ import { errorDocumentBody, type FailedTransaction, paymentErrors } from '../pay
 import { paymentDocument, paymentResource } from '../payment-model/payments.presenter';
 import {
   findMerchants,
+  lockClaims,
   type MerchantForPayment,
   type NewPayment,
   type Payment,
   type PaymentOutcome,
-  paymentsInsertPart,
-  takeClaims,
+  recordClaimsParts,
 } from '../payment-model/payments.repository';
 import { avsAccepted } from '../processor/avs-policy';
 import type { ProcessorAnswer } from '../processor/processor';
@@ -63,8 +63,8 @@ export type OutcomeToRecord = {
 /**
  * Phase 3 of new card and ACH payments, and the recovery job's way of finishing them: one function, so an outcome
  * is recorded alike whoever records it, for one payment or a group-committed batch (docs/design.md, The payment
- * write path). Takes the records' claims (with their merchants' AVS modes, in the same round trip) and decides each
- * claim still there from the processor's answer: approved, a `pending` payment, its capture posting and
+ * write path). Locks the records' claims (in id order, with their merchants' AVS modes, in the same round trip) and
+ * decides each claim still there from the processor's answer: approved, a `pending` payment, its capture posting and
  * `payment.created` (asked not to capture: `authorized` until CARD_AUTHORIZATION_DAYS out, no posting,
  * `payment.authorized`); declined or AVS-refused, `failed` and `payment.failed` answered 402/422 (returned, not thrown,
  * so it commits). No answer (`null`: the processor never got the request) fails it `processing_abandoned`.
@@ -78,8 +78,8 @@ export async function recordOutcomes(
   tx: Tx,
   items: OutcomeToRecord[],
 ): Promise<{ answers: (StoredResponse | undefined)[]; writes: Part[] }> {
-  const [taken, merchants] = await Promise.all([
-    takeClaims(
+  const [claims, merchants] = await Promise.all([
+    lockClaims(
       tx,
       items.map((item) => item.claimed.id),
     ),
@@ -89,12 +89,12 @@ export async function recordOutcomes(
     ),
   ]);
   const open = new Map(
-    taken.map((payment) => {
+    claims.map((payment) => {
       if (payment.status !== PROCESSING) throw new Error(`payment ${payment.id}: claimed ${payment.status}`);
       return [payment.id, payment];
     }),
   );
-  const records: Payment[] = [];
+  const outcomes: { id: string; outcome: PaymentOutcome }[] = [];
   const events: WriteEventInput[] = [];
   const captures: PostInput[] = [];
   const stored: { paymentId: string; response: StoredResponse }[] = [];
@@ -123,7 +123,7 @@ export async function recordOutcomes(
     assertStoredTransition(payment.status, changes.status);
     const recorded: Payment = { ...payment, ...changes, processingSince: null };
     const resource = paymentResource(recorded, [], now);
-    records.push(recorded);
+    outcomes.push({ id: payment.id, outcome: changes });
     events.push({
       accountId: payment.accountId,
       type: captured ? 'payment.created' : authorized ? 'payment.authorized' : 'payment.failed',
@@ -149,9 +149,9 @@ export async function recordOutcomes(
     if (decided.error) stored.push({ paymentId: payment.id, response });
     return response;
   });
-  if (records.length === 0) return { answers, writes: [] };
+  if (outcomes.length === 0) return { answers, writes: [] };
   const writes = [
-    paymentsInsertPart(records),
+    ...recordClaimsParts(outcomes),
     ...firstEventsParts(events),
     ...postingsPart(captures).parts,
     ...(stored.length > 0 ? [answersInFlightPart(stored)] : []),

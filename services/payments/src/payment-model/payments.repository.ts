@@ -14,9 +14,10 @@ import {
   send,
   type Travel,
   tableCodec,
+  texts,
 } from '@pps/shared/db';
 import type { PaymentStatus } from '@pps/shared/states';
-import { and, count, eq, gte, lt, ne, or, type SQL } from 'drizzle-orm';
+import { and, count, eq, getTableColumns, gte, lt, ne, or, type SQL } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
 
 const { merchants, paymentClaims, payments } = schema;
@@ -98,6 +99,68 @@ export type PaymentOutcome = Pick<
   | 'failedAt'
   | 'updatedAt'
 >;
+const outcomeKeys = [
+  'status',
+  'code',
+  'message',
+  'authCode',
+  'avsResult',
+  'card',
+  'settleAt',
+  'authorizationExpiresAt',
+  'failedAt',
+  'updatedAt',
+] as const satisfies readonly (keyof PaymentOutcome)[];
+const column = (key: keyof Payment) => `"${payments[key].name}"`;
+/**
+ * Claimed records into `payments` with their outcomes, one row per record: the claim's columns as phase 1 wrote
+ * them, the outcome's cast back from text (group commit: one statement for a batch), `processing_since` cleared.
+ * Sent beside `DELETE_CLAIMS`, in one statement: its parts share one snapshot, so this reads the claims that one
+ * removes. The record's own columns never travel again; only its outcome does. The claims are found by their ids
+ * (`claim.id = any($1)`), not through the join alone: on its generic plan the join read the claims table whole, every
+ * claim recorded since its last vacuum included (test/payments/background-scans.test.ts).
+ */
+const RECORD_CLAIMS = (() => {
+  const outcome = new Set<string>(outcomeKeys);
+  const keys = Object.keys(getTableColumns(payments)) as (keyof Payment)[];
+  const value = (key: keyof Payment) =>
+    key === 'processingSince'
+      ? 'null'
+      : outcome.has(key)
+        ? `o.${column(key)}::${payments[key].getSQLType()}`
+        : `claim.${column(key)}`;
+  return `insert into payments (${keys.map(column).join(', ')})
+  select ${keys.map(value).join(', ')}
+  from payment_claims as claim
+  join unnest($1::text[], ${outcomeKeys.map((_, index) => `$${index + 2}::text[]`).join(', ')})
+    as o(id, ${outcomeKeys.map(column).join(', ')}) on o.id = claim.id
+  where claim.id = any($1::text[])`;
+})();
+const DELETE_CLAIMS = 'delete from payment_claims where id = any($1::text[])';
+
+/**
+ * Claimed records recorded with their outcomes (phase 3, or recovery), as writes to send with others, however many:
+ * each record inserted into `payments` once, from its claim, and the claim deleted. Their claims must be locked
+ * first (`lockClaims`), so none is taken meanwhile.
+ */
+export function recordClaimsParts(outcomes: { id: string; outcome: PaymentOutcome }[]): Part[] {
+  const ids = texts(outcomes.map(({ id }) => id));
+  return [
+    {
+      text: RECORD_CLAIMS,
+      params: [
+        ids,
+        ...outcomeKeys.map((key) =>
+          outcomes.map(({ outcome }) => {
+            const value = outcome[key];
+            return value === null ? null : String(payments[key].mapToDriverValue(value as never));
+          }),
+        ),
+      ],
+    },
+    { text: DELETE_CLAIMS, params: [ids] },
+  ];
+}
 
 /** A new record as the table returns it: the values given, null for the rest (what `returning *` would read). */
 export const insertedPayment = (values: NewPayment): Payment => paymentCodec.row(values);
@@ -130,18 +193,18 @@ export function lockPayments(tx: DbOrTx, ids: string[]): Sent<Payment[]> {
   return mapSent(send(tx, LOCK_PAYMENTS, [ids]), (rows) => rows.map(paymentRow.read));
 }
 
-const TAKE_CLAIMS = `delete from payment_claims where id = any($1::text[]) returning ${paymentRow.columns}`;
+const LOCK_CLAIMS = `select ${paymentRow.columns} from payment_claims where id = any($1::text[]) order by id for update`;
 
-/** The statement `takeClaims` sends. */
-export const takeClaimsPart = (ids: string[]): Part => ({ text: TAKE_CLAIMS, params: [ids] });
+/** The statement `lockClaims` sends. */
+export const lockClaimsPart = (ids: string[]): Part => ({ text: LOCK_CLAIMS, params: [ids] });
 
 /**
- * Takes new payments' claims to record their outcomes (phase 3, or recovery): deletes them and returns their
- * records, `processing`. A claim another transaction is taking is waited for, and then is gone: each is recorded
- * once, by whichever took it. Sent at once.
+ * New payments' claims, to record their outcomes (phase 3, or recovery): their records, `processing`, locked until
+ * the transaction ends, in id order. A claim another transaction is recording is waited for, and then is gone: each
+ * is recorded once, by whichever locked it first (`recordClaimsParts`). Sent at once.
  */
-export function takeClaims(tx: DbOrTx, ids: string[]): Sent<Payment[]> {
-  const { text, params } = takeClaimsPart(ids);
+export function lockClaims(tx: DbOrTx, ids: string[]): Sent<Payment[]> {
+  const { text, params } = lockClaimsPart(ids);
   return mapSent(send(tx, text, params), (rows) => rows.map(paymentRow.read));
 }
 
