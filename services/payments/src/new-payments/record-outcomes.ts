@@ -24,7 +24,7 @@ import {
   type NewPayment,
   type Payment,
   type PaymentOutcome,
-  recordClaimsParts,
+  recordClaimsPart,
 } from '../payment-model/payments.repository';
 import { avsAccepted } from '../processor/avs-policy';
 import type { ProcessorAnswer } from '../processor/processor';
@@ -71,7 +71,8 @@ export type OutcomeToRecord = {
  *
  * Returns each item's answer in order, undefined for a record whose claim is gone (recorded already, by the other
  * of the two), and the writes of them all, to send as one statement: one per table whatever the batch's size, the
- * records inserted into `payments` (once, with their outcomes) and the refusals stored on their keys among them.
+ * records inserted into `payments` (once, with their outcomes, from their claims) and the refusals stored on their
+ * keys among them.
  */
 export async function recordOutcomes(
   ctx: OutcomeContext,
@@ -151,7 +152,7 @@ export async function recordOutcomes(
   });
   if (outcomes.length === 0) return { answers, writes: [] };
   const writes = [
-    ...recordClaimsParts(outcomes),
+    recordClaimsPart(outcomes),
     ...firstEventsParts(events),
     ...postingsPart(captures).parts,
     ...(stored.length > 0 ? [answersInFlightPart(stored)] : []),

@@ -114,11 +114,9 @@ const outcomeKeys = [
 const column = (key: keyof Payment) => `"${payments[key].name}"`;
 /**
  * Claimed records into `payments` with their outcomes, one row per record: the claim's columns as phase 1 wrote
- * them, the outcome's cast back from text (group commit: one statement for a batch), `processing_since` cleared.
- * Sent beside `DELETE_CLAIMS`, in one statement: its parts share one snapshot, so this reads the claims that one
- * removes. The record's own columns never travel again; only its outcome does. The claims are found by their ids
- * (`claim.id = any($1)`), not through the join alone: on its generic plan the join read the claims table whole, every
- * claim recorded since its last vacuum included (test/payments/background-scans.test.ts).
+ * them, the outcome's cast back from text (group commit: one statement for a batch), `processing_since` cleared. The
+ * claims are taken (deleted, returning their rows) by `pps_take_claims`: the record's own columns never travel
+ * again, only its outcome does.
  */
 const RECORD_CLAIMS = (() => {
   const outcome = new Set<string>(outcomeKeys);
@@ -131,35 +129,29 @@ const RECORD_CLAIMS = (() => {
         : `claim.${column(key)}`;
   return `insert into payments (${keys.map(column).join(', ')})
   select ${keys.map(value).join(', ')}
-  from payment_claims as claim
+  from pps_take_claims($1::text[]) as claim
   join unnest($1::text[], ${outcomeKeys.map((_, index) => `$${index + 2}::text[]`).join(', ')})
-    as o(id, ${outcomeKeys.map(column).join(', ')}) on o.id = claim.id
-  where claim.id = any($1::text[])`;
+    as o(id, ${outcomeKeys.map(column).join(', ')}) on o.id = claim.id`;
 })();
-const DELETE_CLAIMS = 'delete from payment_claims where id = any($1::text[])';
 
 /**
- * Claimed records recorded with their outcomes (phase 3, or recovery), as writes to send with others, however many:
- * each record inserted into `payments` once, from its claim, and the claim deleted. Their claims must be locked
- * first (`lockClaims`), so none is taken meanwhile.
+ * Claimed records with their outcomes (phase 3, or recovery) as one write to send with others, however many: each
+ * record inserted into `payments` once, from its claim, which is deleted. Their claims must be locked first
+ * (`lockClaims`), so none is taken meanwhile.
  */
-export function recordClaimsParts(outcomes: { id: string; outcome: PaymentOutcome }[]): Part[] {
-  const ids = texts(outcomes.map(({ id }) => id));
-  return [
-    {
-      text: RECORD_CLAIMS,
-      params: [
-        ids,
-        ...outcomeKeys.map((key) =>
-          outcomes.map(({ outcome }) => {
-            const value = outcome[key];
-            return value === null ? null : String(payments[key].mapToDriverValue(value as never));
-          }),
-        ),
-      ],
-    },
-    { text: DELETE_CLAIMS, params: [ids] },
-  ];
+export function recordClaimsPart(outcomes: { id: string; outcome: PaymentOutcome }[]): Part {
+  return {
+    text: RECORD_CLAIMS,
+    params: [
+      texts(outcomes.map(({ id }) => id)),
+      ...outcomeKeys.map((key) =>
+        outcomes.map(({ outcome }) => {
+          const value = outcome[key];
+          return value === null ? null : String(payments[key].mapToDriverValue(value as never));
+        }),
+      ),
+    ],
+  };
 }
 
 /** A new record as the table returns it: the values given, null for the rest (what `returning *` would read). */
@@ -167,33 +159,47 @@ export const insertedPayment = (values: NewPayment): Payment => paymentCodec.row
 
 // A record is read by id one way, here: `GET /payments/{id}` reads it raw beside its children, and the locks
 // read the same columns with FOR UPDATE, so all give the same `Payment`. A new payment between its phases is its
-// claim (`processing`, served as `pending`): both tables are read, by primary key; one statement sees the record in
-// one of them, since the commit that records it takes the claim.
+// claim (`processing`, served as `pending`), read only when the id is not in `payments`: the commit that records a
+// payment inserts its record and deletes its claim, so a read that misses the record finds the claim, or nothing.
+// `payment_claims` is read by id only through its functions (`pps_claims`, `pps_lock_claims`, `pps_take_claims`,
+// migration 0033), which plan with sequential scans off: the table's few live rows sit among every claim recorded
+// since its last vacuum, and a plan kept from a moment it looked empty would read them all (recovery alone reads it
+// whole, oldest first).
 const paymentRow = paymentCodec.pick();
-const FIND_PAYMENT = `select ${paymentRow.columns} from payments where id = $1
-  union all select ${paymentRow.columns} from payment_claims where id = $1`;
+const FIND_PAYMENT = `select ${paymentRow.columns} from payments where id = $1`;
+const FIND_CLAIMS = `select ${paymentRow.columns} from pps_claims($1::text[])`;
 
-/** A payment record by id, or its claim; sent at once (`GET /payments/{id}` reads it beside its children). */
+/** The claims of these ids (payments between their phases), read when their records were not found. */
+const findClaims = async (db: DbOrTx, ids: string[]) => (await send(db, FIND_CLAIMS, [ids])).map(paymentRow.read);
+
+/**
+ * A payment record by id, or its claim; sent at once (`GET /payments/{id}` reads it beside its children). An id not
+ * in `payments` (in flight, or no payment's) costs a second round trip, to its claim.
+ */
 export function findPayment(db: DbOrTx, id: string): Sent<Payment | undefined> {
-  return mapSent(send(db, FIND_PAYMENT, [id]), ([row]) => row && paymentRow.read(row));
+  return send(db, FIND_PAYMENT, [id]).then(async ([row]) =>
+    row ? paymentRow.read(row) : (await findClaims(db, [id]))[0],
+  ) as Sent<Payment | undefined>;
 }
 
-const LOCK_PAYMENTS = `with locked as (
-    select ${paymentRow.columns} from payments where id = any($1::text[]) order by id for update)
-  select * from locked
-  union all select ${paymentRow.columns} from payment_claims where id = any($1::text[])`;
+const LOCK_PAYMENTS = `select ${paymentRow.columns} from payments where id = any($1::text[]) order by id for update`;
 
 /**
  * Reads payments and holds their row locks until the transaction ends (`SELECT … FOR UPDATE`), in id order (two
  * batches never wait on each other in a circle): every operation on a parent (capture, void, refund, split refund,
  * second split) takes them first, so they run one at a time. A payment still between its phases is read from its
- * claim, unlocked: it is `processing`, which every operation refuses. Sent at once.
+ * claim, unlocked, in a second round trip: it is `processing`, which every operation refuses. Sent at once.
  */
 export function lockPayments(tx: DbOrTx, ids: string[]): Sent<Payment[]> {
-  return mapSent(send(tx, LOCK_PAYMENTS, [ids]), (rows) => rows.map(paymentRow.read));
+  return send(tx, LOCK_PAYMENTS, [ids]).then(async (rows) => {
+    const locked = rows.map(paymentRow.read);
+    const found = new Set(locked.map((payment) => payment.id));
+    const missing = ids.filter((id) => !found.has(id));
+    return missing.length > 0 ? [...locked, ...(await findClaims(tx, missing))] : locked;
+  }) as Sent<Payment[]>;
 }
 
-const LOCK_CLAIMS = `select ${paymentRow.columns} from payment_claims where id = any($1::text[]) order by id for update`;
+const LOCK_CLAIMS = `select ${paymentRow.columns} from pps_lock_claims($1::text[])`;
 
 /** The statement `lockClaims` sends. */
 export const lockClaimsPart = (ids: string[]): Part => ({ text: LOCK_CLAIMS, params: [ids] });
@@ -201,7 +207,7 @@ export const lockClaimsPart = (ids: string[]): Part => ({ text: LOCK_CLAIMS, par
 /**
  * New payments' claims, to record their outcomes (phase 3, or recovery): their records, `processing`, locked until
  * the transaction ends, in id order. A claim another transaction is recording is waited for, and then is gone: each
- * is recorded once, by whichever locked it first (`recordClaimsParts`). Sent at once.
+ * is recorded once, by whichever locked it first (`recordClaimsPart`). Sent at once.
  */
 export function lockClaims(tx: DbOrTx, ids: string[]): Sent<Payment[]> {
   const { text, params } = lockClaimsPart(ids);
