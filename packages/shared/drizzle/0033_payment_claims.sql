@@ -52,15 +52,16 @@ INSERT INTO "payment_claims" (id, account_id, merchant_id, parent_payment_id, pa
   SELECT id, account_id, merchant_id, parent_payment_id, payment_type, request_type, status, amount, currency, invoice, gross, fee_fixed, rate_basis_points, gross_minus_net, net, split_merchant_id, split_amount, refund_type, code, message, auth_code, avs_result, return_code, token_id, card, billing_address, bank, misc_data, settle_at, settled_at, voided_at, failed_at, request_id, created_at, updated_at, bank_account_number_enc, bank_routing_number_enc, ach_file_id, processing_since, avs_requested, capture_requested, authorization_expires_at, captured_at, void_reason, trace_number, disputes FROM "payments" WHERE "status" = 'processing';--> statement-breakpoint
 DELETE FROM "payments" WHERE "status" = 'processing';--> statement-breakpoint
 DROP INDEX "payments_processing_idx";--> statement-breakpoint
--- payment_claims is read only through these functions, which plan with sequential scans off. The table holds a
--- handful of live claims and every claim recorded since its last vacuum, dead: a plan made while it looked empty
+-- payment_claims is read by id only through these functions, which plan with sequential scans off. The table holds
+-- a handful of live claims and every claim recorded since its last vacuum, dead: a plan made while it looked empty
 -- (a prepared statement keeps one) reads every dead claim's page on each call. By primary key, it reads its own.
-CREATE FUNCTION "pps_claims"(ids text[]) RETURNS SETOF "payment_claims" LANGUAGE sql STABLE
+-- PL/pgSQL keeps each function's plan for the session, made with the function's settings.
+CREATE FUNCTION "pps_claims"(ids text[]) RETURNS SETOF "payment_claims" LANGUAGE plpgsql STABLE
   SET enable_seqscan = off
-  AS $$ SELECT * FROM payment_claims WHERE id = ANY (ids) $$;--> statement-breakpoint
-CREATE FUNCTION "pps_lock_claims"(ids text[]) RETURNS SETOF "payment_claims" LANGUAGE sql
+  AS $$ BEGIN RETURN QUERY SELECT * FROM payment_claims WHERE id = ANY (ids); END $$;--> statement-breakpoint
+CREATE FUNCTION "pps_lock_claims"(ids text[]) RETURNS SETOF "payment_claims" LANGUAGE plpgsql
   SET enable_seqscan = off
-  AS $$ SELECT * FROM payment_claims WHERE id = ANY (ids) ORDER BY id FOR UPDATE $$;--> statement-breakpoint
-CREATE FUNCTION "pps_take_claims"(ids text[]) RETURNS SETOF "payment_claims" LANGUAGE sql
+  AS $$ BEGIN RETURN QUERY SELECT * FROM payment_claims WHERE id = ANY (ids) ORDER BY id FOR UPDATE; END $$;--> statement-breakpoint
+CREATE FUNCTION "pps_take_claims"(ids text[]) RETURNS SETOF "payment_claims" LANGUAGE plpgsql
   SET enable_seqscan = off
-  AS $$ DELETE FROM payment_claims WHERE id = ANY (ids) RETURNING * $$;
+  AS $$ BEGIN RETURN QUERY DELETE FROM payment_claims WHERE id = ANY (ids) RETURNING *; END $$;
