@@ -50,9 +50,10 @@ export function chargeReader(db: Db, cipher: FieldCipher, options: BatcherOption
 /**
  * tokenv3, tokenv3Split and card, the checks before phase 1 (docs/design.md, Idempotency and concurrency): reads
  * the merchants and the vault token (`deps.reads`, batched with concurrent charges'), judges them in the order they
- * always were and prices the charge; phase 1 claims the key and the record `processing`. Phase 2 authorises with the processor, outside any transaction; phase 3 records the outcome
- * (`recordOutcomes`): approved, `pending` with its capture posting and `payment.created`; declined or AVS-refused,
- * `failed` and `payment.failed`, answered 402/422.
+ * always were and prices the charge; phase 1 claims the key and the record `processing`. Phase 2 authorises with
+ * the processor, outside any transaction; phase 3 records the outcome (`recordOutcomes`): approved, `pending` with
+ * its capture posting and `payment.created`; declined or AVS-refused, `failed` and `payment.failed`, answered
+ * 402/422.
  */
 export async function beginCharge({
   ctx,

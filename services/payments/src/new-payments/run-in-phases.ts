@@ -37,9 +37,9 @@ export type Phased<A> = {
  * connection waits on the processor. `begin` reads and checks the request and prices it (no transaction: reads
  * only). Then (1) one commit claims the key and the record `processing` (a replay meanwhile is a 409
  * `idempotency_key_in_use`); (2) `call`, outside any transaction; (3) one commit takes the record's claim, if it is
- * still there, and inserts the record with its outcome (a refusal's answer stored on the key). Phases 1 and 3 are group-committed
- * with other payments' (`Phased.claim`, `Phased.record`). A refusal by `begin` stores nothing; an error in phase 2
- * or 3 leaves the record to recovery.
+ * still there, and inserts the record with its outcome (a refusal's answer stored on the key). Phases 1 and 3 are
+ * group-committed with other payments' (`Phased.claim`, `Phased.record`). A refusal by `begin` stores nothing; an
+ * error in phase 2 or 3 leaves the claim to recovery.
  */
 export async function runInPhases<A>(
   options: Omit<IdempotentRun<never>, 'operation' | 'prefetch'> & {
