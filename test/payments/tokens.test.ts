@@ -269,9 +269,10 @@ describe('POST /tokens validation', () => {
     );
   });
 
-  it('ignores unknown extra attributes', async () => {
+  it('refuses unknown attributes, each at its pointer', async () => {
     const res = await createToken(acme, { color: 'blue', card: { ...card(), nickname: 'x' } });
-    expect(res.status).toBe(201);
+    expectError(res, 400, 'unknown_field', '/data/attributes/color');
+    expectError(res, 400, 'unknown_field', '/data/attributes/card/nickname');
   });
 
   it('401 without credentials', async () => {

@@ -95,6 +95,47 @@ describe('the served OpenAPI document', () => {
     }
   });
 
+  it('refuses unknown members in every object of every request body (additionalProperties: false)', () => {
+    type Schema = {
+      $ref?: string;
+      type?: string | string[];
+      properties?: Record<string, Schema>;
+      additionalProperties?: unknown;
+      items?: Schema;
+      oneOf?: Schema[];
+      anyOf?: Schema[];
+      allOf?: Schema[];
+    };
+    const components = (document.components as { schemas?: Record<string, Schema> }).schemas ?? {};
+    const open: string[] = [];
+    const walk = (schema: Schema | undefined, at: string, seen: Set<string>) => {
+      if (!schema) return;
+      if (schema.$ref) {
+        const name = schema.$ref.replace('#/components/schemas/', '');
+        if (!seen.has(name)) walk(components[name], at, new Set([...seen, name]));
+        return;
+      }
+      if (schema.properties) {
+        if (schema.additionalProperties !== false) open.push(at || '/');
+        for (const [key, value] of Object.entries(schema.properties)) walk(value, `${at}/${key}`, seen);
+      }
+      walk(schema.items, `${at}/0`, seen);
+      for (const part of [...(schema.oneOf ?? []), ...(schema.anyOf ?? []), ...(schema.allOf ?? [])])
+        walk(part, at, seen);
+    };
+    let bodies = 0;
+    for (const { name, operation } of operations) {
+      const schema = (operation.requestBody?.content?.['application/json'] as { schema?: Schema } | undefined)?.schema;
+      if (!schema) continue;
+      bodies++;
+      const before = open.length;
+      walk(schema, '', new Set());
+      for (let index = before; index < open.length; index++) open[index] = `${name} ${open[index]}`;
+    }
+    expect(bodies).toBeGreaterThan(15);
+    expect(open, 'request-body objects that would ignore an unknown member').toEqual([]);
+  });
+
   it('describes every tag the operations use', () => {
     const described = new Map((document.tags ?? []).map((tag) => [tag.name, tag.description]));
     for (const { name, operation } of operations) {

@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { strictObject } from '../http/strict-body';
 import {
   authenticated,
   authenticatedBodyErrors,
@@ -63,7 +64,7 @@ const origin = z
 
 export const createCheckoutSessionBodySchema = requestEnvelope(
   'checkoutSessions',
-  z.object({
+  strictObject({
     allowedOrigins: z
       .array(origin)
       .min(1, 'allowedOrigins must list at least one origin')
@@ -94,7 +95,7 @@ export type CheckoutSessionInput = z.output<typeof createCheckoutSessionBodySche
 /** The hosted form's POST: the card of POST /tokens, vaulted for the session's account (and customer). */
 export const createCheckoutTokenBodySchema = requestEnvelope(
   'tokens',
-  z.object({
+  strictObject({
     tokenType: z.literal('card').openapi({ example: 'card' }),
     card: cardInput,
     billingAddress: tokenBillingAddressSchema.optional(),

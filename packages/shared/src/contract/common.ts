@@ -1,9 +1,13 @@
 import { z } from '@hono/zod-openapi';
+import { strictObject } from '../http/strict-body';
 
-/** Request envelope: `{ data: { type, attributes } }`; a wrong `data.type` is a 400, extra attributes are ignored. */
+/**
+ * Request envelope: `{ data: { type, attributes } }`; a wrong `data.type` is a 400, and so is a member it does not
+ * take (`unknown_field`); `attributes` are made with `strictObject` too.
+ */
 export const requestEnvelope = <T extends string, A extends z.ZodTypeAny>(type: T, attributes: A) =>
-  z.object({
-    data: z.object({
+  strictObject({
+    data: strictObject({
       type: z.literal(type).openapi({ example: type }),
       attributes,
     }),

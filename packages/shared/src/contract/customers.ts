@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { listQuery } from '../http/pagination';
+import { strictObject } from '../http/strict-body';
 import {
   authenticated,
   authenticatedBodyErrors,
@@ -36,7 +37,7 @@ const phone = z
 
 export const createCustomerBodySchema = requestEnvelope(
   'customers',
-  z.object({
+  strictObject({
     name: z.string().trim().min(1).max(200).openapi({ example: 'Ada Lovelace' }),
     email: z.email('email must be a valid email address').max(254).optional().openapi({ example: 'ada@example.com' }),
     phone,

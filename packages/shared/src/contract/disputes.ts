@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { listQuery } from '../http/pagination';
+import { strictObject } from '../http/strict-body';
 import { disputePhases, disputeReasons, disputeStatuses } from '../states/dispute-states';
 import {
   authenticated,
@@ -29,35 +30,28 @@ const evidenceText = (description: string) =>
     .optional()
     .openapi({ description });
 
-export const disputeEvidenceSchema = z
-  .object({
-    productDescription: evidenceText('What was sold'),
-    customerName: evidenceText("The cardholder's name as the merchant knows it"),
-    customerCommunication: evidenceText('What the cardholder and the merchant said to each other'),
-    refundPolicy: evidenceText("The merchant's refund policy, as shown to the cardholder"),
-    shippingTrackingNumber: evidenceText('The carrier tracking number of the delivery'),
-    uncategorizedText: evidenceText(
-      'Anything else; in the sandbox, `winning_evidence` or `losing_evidence` decides the outcome',
-    ),
-  })
-  .strict()
-  .openapi('DisputeEvidence');
+export const disputeEvidenceSchema = strictObject({
+  productDescription: evidenceText('What was sold'),
+  customerName: evidenceText("The cardholder's name as the merchant knows it"),
+  customerCommunication: evidenceText('What the cardholder and the merchant said to each other'),
+  refundPolicy: evidenceText("The merchant's refund policy, as shown to the cardholder"),
+  shippingTrackingNumber: evidenceText('The carrier tracking number of the delivery'),
+  uncategorizedText: evidenceText(
+    'Anything else; in the sandbox, `winning_evidence` or `losing_evidence` decides the outcome',
+  ),
+}).openapi('DisputeEvidence');
 
-export const disputeEvidenceBodySchema = z
-  .object({
-    data: z.object({
-      type: z.literal('disputes').openapi({ example: 'disputes' }),
-      attributes: z
-        .object({
-          evidence: disputeEvidenceSchema.optional(),
-          submit: z.boolean().optional().openapi({
-            description: 'true: send the evidence to the bank (the dispute goes under review); else it is only saved',
-          }),
-        })
-        .strict(),
+export const disputeEvidenceBodySchema = strictObject({
+  data: strictObject({
+    type: z.literal('disputes').openapi({ example: 'disputes' }),
+    attributes: strictObject({
+      evidence: disputeEvidenceSchema.optional(),
+      submit: z.boolean().optional().openapi({
+        description: 'true: send the evidence to the bank (the dispute goes under review); else it is only saved',
+      }),
     }),
-  })
-  .openapi('DisputeEvidenceRequest');
+  }),
+}).openapi('DisputeEvidenceRequest');
 export type DisputeEvidenceBody = z.output<typeof disputeEvidenceBodySchema>;
 
 // ── responses ──────────────────────────────────────────────────────────────────

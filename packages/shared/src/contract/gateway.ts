@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { strictObject } from '../http/strict-body';
 import {
   adminBodyErrors,
   adminSecurity,
@@ -29,7 +30,7 @@ export const createAppKeyRoute = createRoute({
   summary: 'Create an app key (invalidates the previous key and the tokens minted from it)',
   security: apiKeyOnly,
   request: {
-    body: jsonBody(requestEnvelope('auth', z.object({ appId: z.string().min(1).openapi({ example: 'app_…' }) }))),
+    body: jsonBody(requestEnvelope('auth', strictObject({ appId: z.string().min(1).openapi({ example: 'app_…' }) }))),
   },
   responses: {
     201: jsonResponse('The new app key; data.id is the API key', singleDocument(appKeyResource)),
@@ -50,7 +51,7 @@ export const createAppTokenRoute = createRoute({
   summary: 'Create an app token, valid one hour',
   security: apiKeyOnly,
   request: {
-    body: jsonBody(requestEnvelope('auth', z.object({ appKey: z.string().min(1) }))),
+    body: jsonBody(requestEnvelope('auth', strictObject({ appKey: z.string().min(1) }))),
   },
   responses: {
     201: jsonResponse('The app token', singleDocument(appTokenResource)),
@@ -126,7 +127,7 @@ export const createAccountRoute = createRoute({
   summary: 'Onboard an account (ops): returns its API key, shown only here, and its app id',
   security: adminSecurity,
   request: {
-    body: jsonBody(requestEnvelope('accounts', z.object({ name: z.string().trim().min(1).max(200) }))),
+    body: jsonBody(requestEnvelope('accounts', strictObject({ name: z.string().trim().min(1).max(200) }))),
   },
   responses: {
     201: jsonResponse('The new account', singleDocument(accountResource)),
@@ -143,7 +144,7 @@ export const updateAccountRoute = createRoute({
   security: adminSecurity,
   request: {
     params: idParam('Account id', 'acct_…'),
-    body: jsonBody(requestEnvelope('accounts', z.object({ status: z.enum(['active', 'disabled']) }))),
+    body: jsonBody(requestEnvelope('accounts', strictObject({ status: z.enum(['active', 'disabled']) }))),
   },
   responses: {
     200: jsonResponse('The account', singleDocument(accountResource)),
@@ -177,14 +178,12 @@ export const advanceClockRoute = createRoute({
     body: jsonBody(
       requestEnvelope(
         'clock',
-        z
-          .object({
-            advanceSeconds: z.number().int().optional().openapi({ example: 86400 }),
-            time: z.string().datetime({ offset: true }).optional().openapi({ example: '2026-12-01T08:00:00Z' }),
-          })
-          .refine((value) => (value.advanceSeconds === undefined) !== (value.time === undefined), {
-            message: 'give exactly one of advanceSeconds or time',
-          }),
+        strictObject({
+          advanceSeconds: z.number().int().optional().openapi({ example: 86400 }),
+          time: z.string().datetime({ offset: true }).optional().openapi({ example: '2026-12-01T08:00:00Z' }),
+        }).refine((value) => (value.advanceSeconds === undefined) !== (value.time === undefined), {
+          message: 'give exactly one of advanceSeconds or time',
+        }),
       ),
     ),
   },

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { FieldProblem } from '../banking';
 import { avsModes, fraudScreenPolicies } from '../db/schema/merchants';
 import { payoutIntervals, weekdays } from '../db/schema/payouts';
+import { strictObject } from '../http/strict-body';
 import { merchantStatuses } from '../states/merchant-states';
 import { requestEnvelope } from './common';
 
@@ -70,7 +71,7 @@ const optionalText = (max: number) => z.string().trim().max(max, `must be at mos
 
 /** Request schemas, with the service's field rules applied (none: the shape only, as documented). */
 export function merchantRequestSchemas(rules: MerchantFieldRules = {}) {
-  const address = z.object({
+  const address = strictObject({
     line1: text(200).openapi({ example: '1 Market St' }),
     line2: optionalText(200),
     city: text(100).openapi({ example: 'San Francisco' }),
@@ -82,7 +83,7 @@ export function merchantRequestSchemas(rules: MerchantFieldRules = {}) {
     ruled(rules.phone, { example, description: '10 digits; punctuation allowed' }, optional);
   const email = (example: string, optional = false) => ruled(rules.email, { example }, optional);
 
-  const personalInfo = z.object({
+  const personalInfo = strictObject({
     firstName: text(100).openapi({
       example: 'Jane',
       description: 'Sandbox trigger: `Review` creates the merchant `pending`',
@@ -95,7 +96,7 @@ export function merchantRequestSchemas(rules: MerchantFieldRules = {}) {
     socialSecurity: ruled(rules.socialSecurity, { example: '123456789', description: '9 digits, a valid SSN' }),
   });
 
-  const businessInfo = z.object({
+  const businessInfo = strictObject({
     businessName: text(200).openapi({ example: 'Acme Widgets LLC' }),
     ein: ruled(rules.ein, { example: '12-3456789', description: '9 digits, dash optional' }),
     phone: phone('4155550199', true).optional(),
@@ -103,21 +104,19 @@ export function merchantRequestSchemas(rules: MerchantFieldRules = {}) {
     url: ruled(rules.url, { example: 'https://acme.example.com' }, true).optional(),
   });
 
-  const bankInfo = z
-    .object({
-      bankName: text(100).openapi({ example: 'First Test Bank' }),
-      accountOwnership: requiredEnum(bankAccountOwnerships),
-      accountType: requiredEnum(bankAccountTypes),
-      accountName: text(200).openapi({ example: 'Jane Doe' }),
-      accountNumber: ruled(rules.accountNumber, { example: '000123456789', description: '4 to 17 digits' }),
-      routingNumber: ruled(rules.routingNumber, {
-        example: '021000021',
-        description: '9-digit ABA routing number: checksum and Federal Reserve prefix are checked',
-      }),
-    })
-    .openapi('BankInfoInput');
+  const bankInfo = strictObject({
+    bankName: text(100).openapi({ example: 'First Test Bank' }),
+    accountOwnership: requiredEnum(bankAccountOwnerships),
+    accountType: requiredEnum(bankAccountTypes),
+    accountName: text(200).openapi({ example: 'Jane Doe' }),
+    accountNumber: ruled(rules.accountNumber, { example: '000123456789', description: '4 to 17 digits' }),
+    routingNumber: ruled(rules.routingNumber, {
+      example: '021000021',
+      description: '9-digit ABA routing number: checksum and Federal Reserve prefix are checked',
+    }),
+  }).openapi('BankInfoInput');
 
-  const verificationData = z.object({
+  const verificationData = strictObject({
     ipAddress: ruled(rules.ipAddress, { example: '203.0.113.7' }),
     emailVerified: z.boolean(),
     emailVerifiedTimestamp: ruled(rules.timestamp, { example: '2026-11-01T10:00:00Z' }, true).optional(),
@@ -130,21 +129,20 @@ export function merchantRequestSchemas(rules: MerchantFieldRules = {}) {
 
   const avs = requiredEnum(avsModes).openapi({ description: 'Address verification mode' });
 
-  const createAttributes = z
-    .object({
-      accountType: requiredEnum(accountTypes),
-      accountName: text(200).openapi({ example: 'Jane Doe Photography' }),
-      AVS: z.enum(avsModes).default('Standard'),
-      fraudScreenPolicy: z.enum(fraudScreenPolicies).default('Default'),
-      fraudScreenSessionId: optionalText(200),
-      miscData: z.string().max(10_000, 'must be at most 10000 characters').optional(),
-      personalInfo,
-      personalAddress: address,
-      businessInfo: businessInfo.optional().openapi({ description: 'Required when accountType is business' }),
-      businessAddress: address.optional().openapi({ description: 'Required when accountType is business' }),
-      bankInfo,
-      verificationData,
-    })
+  const createAttributes = strictObject({
+    accountType: requiredEnum(accountTypes),
+    accountName: text(200).openapi({ example: 'Jane Doe Photography' }),
+    AVS: z.enum(avsModes).default('Standard'),
+    fraudScreenPolicy: z.enum(fraudScreenPolicies).default('Default'),
+    fraudScreenSessionId: optionalText(200),
+    miscData: z.string().max(10_000, 'must be at most 10000 characters').optional(),
+    personalInfo,
+    personalAddress: address,
+    businessInfo: businessInfo.optional().openapi({ description: 'Required when accountType is business' }),
+    businessAddress: address.optional().openapi({ description: 'Required when accountType is business' }),
+    bankInfo,
+    verificationData,
+  })
     // Runs even when other fields failed, so a request lists every problem at once.
     .superRefine(
       (attributes, ctx) => {
@@ -165,8 +163,8 @@ export function merchantRequestSchemas(rules: MerchantFieldRules = {}) {
     );
 
   const groupUpdate = z.discriminatedUnion('group', [
-    z.object({ group: z.literal('bankInfo'), bankInfo }),
-    z.object({ group: z.literal('AVS'), AVS: avs }),
+    strictObject({ group: z.literal('bankInfo'), bankInfo }),
+    strictObject({ group: z.literal('AVS'), AVS: avs }),
   ]);
 
   return {
@@ -174,9 +172,9 @@ export function merchantRequestSchemas(rules: MerchantFieldRules = {}) {
     updateMerchantBody: requestEnvelope('merchants', groupUpdate).openapi('UpdateMerchantRequest'),
     updateBankInfoBody: requestEnvelope(
       'merchants',
-      z.object({ group: z.literal('bankInfo').optional(), bankInfo }),
+      strictObject({ group: z.literal('bankInfo').optional(), bankInfo }),
     ).openapi('UpdateBankInfoRequest'),
-    updateAvsBody: requestEnvelope('merchants', z.object({ group: z.literal('AVS').optional(), AVS: avs })).openapi(
+    updateAvsBody: requestEnvelope('merchants', strictObject({ group: z.literal('AVS').optional(), AVS: avs })).openapi(
       'UpdateAvsModeRequest',
     ),
   };
@@ -191,12 +189,12 @@ export type BankInfoInput = Extract<
 
 export const merchantStatusBody = requestEnvelope(
   'merchants',
-  z.object({ status: requiredEnum(merchantStatuses), reason: text(500).optional() }),
+  strictObject({ status: requiredEnum(merchantStatuses), reason: text(500).optional() }),
 ).openapi('MerchantStatusRequest');
 
 export const merchantFeaturesBody = requestEnvelope(
   'merchants',
-  z.object({ features: z.object({ secondSplit: z.boolean() }) }),
+  strictObject({ features: strictObject({ secondSplit: z.boolean() }) }),
 ).openapi('MerchantFeaturesRequest');
 
 /** Keeps zod's own message for a missing value, so the error mapper reports it as missing. */
@@ -217,22 +215,21 @@ const boundedInteger = (message: string, min: number, max: number) =>
  */
 export const payoutScheduleBody = requestEnvelope(
   'merchants',
-  z
-    .object({
-      interval: requiredEnum(payoutIntervals).openapi({
-        description: 'daily, weekly (on weeklyAnchor), monthly (on monthlyAnchor) or manual (POST /payouts only)',
-      }),
-      weeklyAnchor: z
-        .enum(weekdays, { error: unlessMissing(`weeklyAnchor must be one of ${weekdays.join(', ')}`) })
-        .nullish()
-        .openapi({ description: 'The weekday of a weekly payout; required for weekly, refused otherwise' }),
-      monthlyAnchor: boundedInteger('monthlyAnchor must be an integer from 1 to 31', 1, 31).nullish().openapi({
-        description: 'The day of the month (1–31) of a monthly payout; required for monthly, refused otherwise',
-      }),
-      delayDays: boundedInteger('delayDays must be an integer from 0 to 30', 0, 30)
-        .default(0)
-        .openapi({ description: 'Days money waits once available before an automatic payout takes it' }),
-    })
+  strictObject({
+    interval: requiredEnum(payoutIntervals).openapi({
+      description: 'daily, weekly (on weeklyAnchor), monthly (on monthlyAnchor) or manual (POST /payouts only)',
+    }),
+    weeklyAnchor: z
+      .enum(weekdays, { error: unlessMissing(`weeklyAnchor must be one of ${weekdays.join(', ')}`) })
+      .nullish()
+      .openapi({ description: 'The weekday of a weekly payout; required for weekly, refused otherwise' }),
+    monthlyAnchor: boundedInteger('monthlyAnchor must be an integer from 1 to 31', 1, 31).nullish().openapi({
+      description: 'The day of the month (1–31) of a monthly payout; required for monthly, refused otherwise',
+    }),
+    delayDays: boundedInteger('delayDays must be an integer from 0 to 30', 0, 30)
+      .default(0)
+      .openapi({ description: 'Days money waits once available before an automatic payout takes it' }),
+  })
     // Runs even when other fields failed, so a request lists every problem at once.
     .superRefine(
       (attributes, ctx) => {

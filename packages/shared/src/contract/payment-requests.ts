@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { accountNumberProblem, routingNumberProblem } from '../banking';
+import { strictObject } from '../http/strict-body';
 import { isId } from '../ids';
 import { type AmountBounds, amountString } from '../money';
 import type { FieldRule } from './merchants.requests';
@@ -44,8 +45,8 @@ const billingAddressFields = {
     .regex(/^[A-Za-z]{2,3}$/, 'country must be an ISO 3166 code, e.g. USA')
     .optional(),
 };
-export const billingAddress = z.object(billingAddressFields).openapi('BillingAddress');
-const billingAddressWithCountry = z.object({
+export const billingAddress = strictObject(billingAddressFields).openapi('BillingAddress');
+const billingAddressWithCountry = strictObject({
   ...billingAddressFields,
   country: billingAddressFields.country.unwrap().openapi({ example: 'USA' }),
 });
@@ -61,13 +62,14 @@ const bankNumber = (rule: FieldRule, example: string) =>
     })
     .openapi({ example });
 
-const cardToken = z.object({ tokenId, holder: text(200), expiry, useAVS: z.boolean() });
+const cardToken = strictObject({ tokenId, holder: text(200), expiry, useAVS: z.boolean() });
 
-const transaction = (bounds: AmountBounds) => z.object({ amount: amountString(bounds), currency, invoice: text(100) });
+const transaction = (bounds: AmountBounds) =>
+  strictObject({ amount: amountString(bounds), currency, invoice: text(100) });
 const refundTransaction = (bounds: AmountBounds) =>
-  z.object({ amount: amountString({ min: 1, max: bounds.max }), currency });
+  strictObject({ amount: amountString({ min: 1, max: bounds.max }), currency });
 const split = (bounds: AmountBounds) =>
-  z.object({ merchantId: text(64), amount: amountString({ min: 1, max: bounds.max }) });
+  strictObject({ merchantId: text(64), amount: amountString({ min: 1, max: bounds.max }) });
 
 const common = { merchantId: text(64).openapi({ example: 'mer_…' }), miscData: z.string().max(10_000).optional() };
 /** Card charges: `false` authorizes only (status `authorized`), to be captured later by `paymentType: capture`. */
@@ -87,7 +89,7 @@ const child = { parentPaymentId: text(64).openapi({ example: 'pay_…' }), miscD
 /** The attributes of every `paymentType`, discriminated by it; amount bounds come from config. */
 export function paymentAttributesSchema(bounds: AmountBounds) {
   return z.discriminatedUnion('paymentType', [
-    z.object({
+    strictObject({
       paymentType: z.literal('tokenv3'),
       ...common,
       capture,
@@ -95,7 +97,7 @@ export function paymentAttributesSchema(bounds: AmountBounds) {
       transaction: transaction(bounds),
       billingAddress: billingAddressWithCountry,
     }),
-    z.object({
+    strictObject({
       paymentType: z.literal('tokenv3Split'),
       ...common,
       capture,
@@ -104,19 +106,19 @@ export function paymentAttributesSchema(bounds: AmountBounds) {
       billingAddress: billingAddress.optional(),
       split: split(bounds),
     }),
-    z.object({
+    strictObject({
       paymentType: z.literal('card'),
       ...common,
       capture,
-      paymentMethod: z.object({ token: tokenId }),
+      paymentMethod: strictObject({ token: tokenId }),
       transaction: transaction(bounds),
     }),
-    z.object({
+    strictObject({
       paymentType: z.literal('ACH'),
       ...common,
       capture: achCapture,
       StandardEntryClassCode: z.enum(['WEB', 'PPD', 'CCD', 'TEL']).default('WEB'),
-      bank: z.object({
+      bank: strictObject({
         bankName: text(200),
         accountType: z.enum(['checking', 'savings']),
         accountName: text(200),
@@ -125,10 +127,10 @@ export function paymentAttributesSchema(bounds: AmountBounds) {
       }),
       transaction: transaction(bounds),
     }),
-    z.object({ paymentType: z.literal('refund'), ...child, transaction: refundTransaction(bounds) }),
-    z.object({ paymentType: z.literal('refundSplit'), ...child, transaction: refundTransaction(bounds) }),
-    z.object({ paymentType: z.literal('secondSplit'), ...child, split: split(bounds) }),
-    z.object({
+    strictObject({ paymentType: z.literal('refund'), ...child, transaction: refundTransaction(bounds) }),
+    strictObject({ paymentType: z.literal('refundSplit'), ...child, transaction: refundTransaction(bounds) }),
+    strictObject({ paymentType: z.literal('secondSplit'), ...child, split: split(bounds) }),
+    strictObject({
       paymentType: z.literal('capture'),
       ...child,
       // Absent: the whole authorized amount.
@@ -168,8 +170,8 @@ export const requestIdField = z
 
 export function createPaymentBodySchema(bounds: AmountBounds) {
   return z
-    .object({
-      data: z.object({
+    .strictObject({
+      data: strictObject({
         type: z.literal('payments').openapi({ example: 'payments' }),
         requestId: requestIdField,
         attributes: paymentAttributesSchema(bounds),

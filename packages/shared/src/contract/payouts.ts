@@ -2,6 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { configSchema } from '../config/config';
 import { balanceTransactionTypes, payoutMethods, payoutStatuses } from '../db/schema/payouts';
 import { listQuery } from '../http/pagination';
+import { strictObject } from '../http/strict-body';
 import { type AmountBounds, amountString } from '../money';
 import {
   authenticated,
@@ -29,20 +30,18 @@ import { isoDateParam } from './payments';
 export const payoutAmountBounds = (max: number): AmountBounds => ({ min: 1, max });
 
 export function createPayoutBodySchema(bounds: AmountBounds) {
-  return z
-    .object({
-      data: z.object({
-        type: z.literal('payouts').openapi({ example: 'payouts' }),
-        requestId: requestIdField,
-        attributes: z.object({
-          merchantId: z.string().trim().min(1).max(64).openapi({ example: 'mer_…' }),
-          amount: amountString(bounds)
-            .optional()
-            .openapi({ description: 'Cents to pay out, at most the available balance; absent: all of it' }),
-        }),
+  return strictObject({
+    data: strictObject({
+      type: z.literal('payouts').openapi({ example: 'payouts' }),
+      requestId: requestIdField,
+      attributes: strictObject({
+        merchantId: z.string().trim().min(1).max(64).openapi({ example: 'mer_…' }),
+        amount: amountString(bounds)
+          .optional()
+          .openapi({ description: 'Cents to pay out, at most the available balance; absent: all of it' }),
       }),
-    })
-    .openapi('PayoutCreateRequest');
+    }),
+  }).openapi('PayoutCreateRequest');
 }
 export type CreatePayoutBody = z.output<ReturnType<typeof createPayoutBodySchema>>;
 

@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { listQuery } from '../http/pagination';
+import { strictObject } from '../http/strict-body';
 import {
   authenticated,
   authenticatedBodyErrors,
@@ -84,40 +85,36 @@ const securityCode = z
   });
 
 /** The card of a vault token request (POST /tokens, and the hosted checkout form's POST). */
-export const cardInput = z
-  .object({
-    holder: z.string().trim().min(1).max(200).openapi({ example: 'Jane Doe' }),
-    number: cardNumber,
-    expiry: cardExpiry,
-    code: securityCode,
-  })
-  .superRefine((card, ctx) => {
-    if (cardBrandOf(card.number) === 'amex' && /^\d{3,4}$/.test(card.code) && card.code.length !== 4) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['code'],
-        ...coded('invalid_security_code', 'an American Express security code has 4 digits'),
-      });
-    }
-  });
+export const cardInput = strictObject({
+  holder: z.string().trim().min(1).max(200).openapi({ example: 'Jane Doe' }),
+  number: cardNumber,
+  expiry: cardExpiry,
+  code: securityCode,
+}).superRefine((card, ctx) => {
+  if (cardBrandOf(card.number) === 'amex' && /^\d{3,4}$/.test(card.code) && card.code.length !== 4) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['code'],
+      ...coded('invalid_security_code', 'an American Express security code has 4 digits'),
+    });
+  }
+});
 
 const addressPart = (max: number) => z.string().trim().max(max).optional();
 
 /** A billing address: every part optional; blank parts are dropped. */
-export const tokenBillingAddressSchema = z
-  .object({
-    line1: addressPart(200),
-    line2: addressPart(200),
-    city: addressPart(100),
-    state: addressPart(100),
-    zip: addressPart(20),
-    country: addressPart(3),
-  })
-  .openapi('TokenBillingAddress');
+export const tokenBillingAddressSchema = strictObject({
+  line1: addressPart(200),
+  line2: addressPart(200),
+  city: addressPart(100),
+  state: addressPart(100),
+  zip: addressPart(20),
+  country: addressPart(3),
+}).openapi('TokenBillingAddress');
 
 export const createTokenBodySchema = requestEnvelope(
   'tokens',
-  z.object({
+  strictObject({
     tokenType: z.literal('card').openapi({ example: 'card' }),
     card: cardInput,
     billingAddress: tokenBillingAddressSchema.optional(),

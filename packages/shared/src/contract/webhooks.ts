@@ -3,6 +3,7 @@ import { deliveryStatuses } from '../db/schema/webhooks';
 import { eventTypes } from '../events/outbox';
 import { optionalBody } from '../http/body';
 import { listQuery } from '../http/pagination';
+import { strictObject } from '../http/strict-body';
 import {
   authenticated,
   authenticatedBodyErrors,
@@ -100,50 +101,43 @@ const webhookDescription = z
 
 export const createWebhookBodySchema = requestEnvelope(
   'webhooks',
-  z.object({ url: webhookUrl, events: webhookEvents, description: webhookDescription }),
+  strictObject({ url: webhookUrl, events: webhookEvents, description: webhookDescription }),
 ).openapi('WebhookCreateRequest');
 
 export const updateWebhookBodySchema = requestEnvelope(
   'webhooks',
-  z
-    .object({
-      url: webhookUrl.optional(),
-      events: webhookEvents.optional(),
-      description: webhookDescription,
-      enabled: z
-        .boolean()
-        .optional()
-        .openapi({ description: 'true re-enables the endpoint and clears disabledReason' }),
-    })
-    .refine(
-      (value) =>
-        value.url !== undefined ||
-        value.events !== undefined ||
-        value.description !== undefined ||
-        value.enabled !== undefined,
-      { message: 'attributes must give at least one of url, events, description, enabled' },
-    ),
+  strictObject({
+    url: webhookUrl.optional(),
+    events: webhookEvents.optional(),
+    description: webhookDescription,
+    enabled: z.boolean().optional().openapi({ description: 'true re-enables the endpoint and clears disabledReason' }),
+  }).refine(
+    (value) =>
+      value.url !== undefined ||
+      value.events !== undefined ||
+      value.description !== undefined ||
+      value.enabled !== undefined,
+    { message: 'attributes must give at least one of url, events, description, enabled' },
+  ),
 ).openapi('WebhookUpdateRequest');
 
 export type WebhookCreateInput = z.output<typeof createWebhookBodySchema>['data']['attributes'];
 export type WebhookUpdateInput = z.output<typeof updateWebhookBodySchema>['data']['attributes'];
 
 /** Optional as a whole: no body, `{}`, or attributes without `endpointId` all mean every endpoint. */
-export const redeliverBodySchema = z
-  .object({
-    data: requestEnvelope(
-      'redeliveries',
-      z.object({
-        endpointId: z
-          .string()
-          .min(1)
-          .max(64)
-          .optional()
-          .openapi({ example: 'whk_…', description: 'Only this endpoint; without it, every endpoint' }),
-      }),
-    ).shape.data.optional(),
-  })
-  .openapi('RedeliverRequest');
+export const redeliverBodySchema = strictObject({
+  data: requestEnvelope(
+    'redeliveries',
+    strictObject({
+      endpointId: z
+        .string()
+        .min(1)
+        .max(64)
+        .optional()
+        .openapi({ example: 'whk_…', description: 'Only this endpoint; without it, every endpoint' }),
+    }),
+  ).shape.data.optional(),
+}).openapi('RedeliverRequest');
 
 export type RedeliverInput = NonNullable<z.output<typeof redeliverBodySchema>['data']>['attributes'];
 
@@ -151,17 +145,15 @@ const windowEnd = (description: string) =>
   z.string().datetime({ offset: true }).optional().openapi({ example: '2026-11-20T00:00:00Z', description });
 
 /** Optional as a whole: no body, `{}`, or attributes without `since` reopen every failed delivery kept. */
-export const recoverBodySchema = z
-  .object({
-    data: requestEnvelope(
-      'recoveries',
-      z.object({
-        since: windowEnd('Deliveries made at or after this instant; without it, from the oldest kept'),
-        until: windowEnd('Deliveries made before this instant; without it, up to now'),
-      }),
-    ).shape.data.optional(),
-  })
-  .openapi('RecoverRequest');
+export const recoverBodySchema = strictObject({
+  data: requestEnvelope(
+    'recoveries',
+    strictObject({
+      since: windowEnd('Deliveries made at or after this instant; without it, from the oldest kept'),
+      until: windowEnd('Deliveries made before this instant; without it, up to now'),
+    }),
+  ).shape.data.optional(),
+}).openapi('RecoverRequest');
 
 export type RecoverInput = NonNullable<z.output<typeof recoverBodySchema>['data']>['attributes'];
 

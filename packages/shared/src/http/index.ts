@@ -7,4 +7,5 @@ export * from './on-error';
 export * from './ownership';
 export * from './pagination';
 export * from './service-app';
+export * from './strict-body';
 export * from './text-guard';

@@ -5,6 +5,7 @@ import type { ZodError } from 'zod';
 import { isDatabaseUnavailable } from '../db/client';
 import { ApiError, type ApiErrorInit, type ErrorObject, toErrorObject } from '../errors/api-error';
 import type { Logger } from '../logger';
+import { fieldsTakenBy, unknownFieldDetail } from './strict-body';
 
 /** The error document: `{errors, meta:{requestId, ...}}`. */
 export function errorResponse(c: Context, error: ApiError): Response {
@@ -45,13 +46,19 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
  * issue's path (any schema: string, enum, literal, object), else `invalid_field`.
  */
 export function zodToApiError(error: ZodError, target: ValidationTarget = 'json', input?: unknown): ApiError {
-  const errors: ApiErrorInit[] = error.issues.map((issue) => {
+  const errors: ApiErrorInit[] = error.issues.flatMap((issue): ApiErrorInit | ApiErrorInit[] => {
+    if (issue.code === 'unrecognized_keys') return unknownFields(issue.keys, issue.path, target);
     const missing =
       input === undefined
         ? issue.code === 'invalid_type' && /received undefined/.test(issue.message)
         : issue.code !== 'custom' && valueAt(input, issue.path) === undefined;
     const field = issue.path.length ? String(issue.path[issue.path.length - 1]) : 'body';
-    const message = issue.message.replace(/^Invalid input: /, '');
+    // zod's own message for an enum runs the values together; a message written for the API is kept.
+    const ownMessage = /^Invalid (?:option|input)\b/.test(issue.message);
+    const message =
+      issue.code === 'invalid_value' && ownMessage
+        ? allowedValues(issue.values)
+        : issue.message.replace(/^Invalid input: /, '');
     // Messages written for the API already name their field ("amount must be…"); zod's own do not.
     const detail = missing ? `${field} is required` : message.startsWith(field) ? message : `${field}: ${message}`;
     // A custom issue may name its own stable code (`params: { code: 'invalid_routing_number' }`).
@@ -62,6 +69,25 @@ export function zodToApiError(error: ZodError, target: ValidationTarget = 'json'
   });
   return ApiError.many(errors);
 }
+
+/** One `unknown_field` a field the object does not take, each at its own pointer (or parameter name). */
+function unknownFields(keys: string[], path: PropertyKey[], target: ValidationTarget): ApiErrorInit[] {
+  const taken = fieldsTakenBy(keys);
+  return keys.map((key) => {
+    const detail = unknownFieldDetail(key, taken);
+    if (target === 'json') return { status: 400, code: 'unknown_field', detail, pointer: pointerOf([...path, key]) };
+    return { status: 400, code: 'unknown_field', detail, parameter: String([...path, key][0]) };
+  });
+}
+
+/**
+ * Every value an enum or literal takes, each quoted, separated by spaces: zod's own message runs them together
+ * (`"a"|"b"|"c"`), one word the error mapper would cut short as an over-long token.
+ */
+const allowedValues = (values: readonly unknown[]) =>
+  values.length === 1
+    ? `must be ${JSON.stringify(values[0])}`
+    : `must be one of ${values.map((value) => JSON.stringify(value)).join(', ')}`;
 
 /** The default hook for OpenAPIHono: validation failures become our 400 envelope. */
 export const validationHook = (
