@@ -226,20 +226,23 @@ describe('ids that cannot be ours', () => {
 });
 
 describe('a JSON body sent without Content-Type', () => {
-  it('is read as JSON; only a declared non-JSON type is a 415', async () => {
+  it('is a 415 on own and forwarded routes, as is a declared non-JSON type, and stores nothing', async () => {
+    const before = await counts();
     const body = JSON.stringify({ data: { type: 'auth', attributes: { appKey: creds.appKey } } });
     const token = await stack.gateway.request('/auth/token', {
       method: 'POST',
       headers: { 'x-api-key': creds.apiKey },
       body: new TextEncoder().encode(body),
     });
-    expect(token.status).toBe(201);
+    expect(token.status).toBe(415);
     const customer = await stack.gateway.request('/customers', {
       method: 'POST',
       headers: creds.headers,
       body: new TextEncoder().encode(JSON.stringify({ data: { type: 'customers', attributes: { name: 'No Type' } } })),
     });
-    expect(customer.status).toBe(201);
+    expect(customer.status).toBe(415);
+    expect((await customer.json()).errors[0].code).toBe('unsupported_media_type');
+    expect(await counts()).toEqual(before);
     const declared = await stack.call('POST', '/customers', {
       as: creds,
       raw: JSON.stringify({ data: { type: 'customers', attributes: { name: 'Text' } } }),
@@ -288,10 +291,9 @@ describe('a deeply nested body', () => {
       400,
       'body_too_deep',
     );
-    // No content type (bytes, not a string, or the Request would call it text/plain): read as JSON.
     const objects = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
     expectError(
-      await stack.call('POST', '/admin/accounts', { headers: stack.admin, raw: new TextEncoder().encode(objects) }),
+      await stack.call('POST', '/admin/accounts', { headers: { ...stack.admin, ...json }, raw: objects }),
       400,
       'body_too_deep',
     );

@@ -98,7 +98,7 @@ describe('a body the server never reads', () => {
 });
 
 describe('over a real socket, a JSON body without Content-Type', () => {
-  it('is read as JSON', async () => {
+  it('is a 415 naming the header to send', async () => {
     const creds = await stack.createAccount('No content type');
     const body = Buffer.from(JSON.stringify({ data: { type: 'auth', attributes: { appKey: creds.appKey } } }));
     const response = await new Promise<{ status: number; text: string }>((resolve, reject) => {
@@ -121,7 +121,10 @@ describe('over a real socket, a JSON body without Content-Type', () => {
       req.on('error', reject);
       req.end(body);
     });
-    expect(response.status).toBe(201);
-    expect(JSON.parse(response.text).data.attributes.appToken).toBeTruthy();
+    expect(response.status).toBe(415);
+    expect(JSON.parse(response.text).errors[0]).toMatchObject({
+      code: 'unsupported_media_type',
+      detail: 'Send the body as JSON with Content-Type: application/json',
+    });
   });
 });

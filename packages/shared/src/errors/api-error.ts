@@ -79,7 +79,9 @@ const excerptLongTokens = (detail: string) => detail.replace(/\S{65,}/g, (token)
 export function toErrorObject(
   init: Pick<ApiErrorInit, 'status' | 'code' | 'detail' | 'pointer' | 'parameter'>,
 ): ErrorObject {
-  const source = init.pointer ? { pointer: init.pointer } : init.parameter ? { parameter: init.parameter } : undefined;
+  // `''` is a pointer too (RFC 6901): the whole document.
+  const source =
+    init.pointer !== undefined ? { pointer: init.pointer } : init.parameter ? { parameter: init.parameter } : undefined;
   return {
     status: String(init.status),
     code: init.code,

@@ -23,10 +23,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
-/**
- * Bodies are at most 1 MiB (413), checked first so an oversized body is never read. A body sent without any
- * Content-Type is read as JSON (some clients omit it).
- */
+/** Bodies are at most 1 MiB (413), checked first so an oversized body is never read. */
 export const bodySizeGuard = (): MiddlewareHandler => {
   const limit = bodyLimit({
     maxSize: MAX_BODY_BYTES,
@@ -38,7 +35,6 @@ export const bodySizeGuard = (): MiddlewareHandler => {
     if (!BODY_METHODS.has(c.req.method)) return next();
     // Content type matters only when there is a body: a bodiless POST or PUT (an action) goes through.
     if (!hasBody(c.req.raw)) return next();
-    if (!c.req.header('content-type')) c.req.raw.headers.set('content-type', 'application/json');
     // A declared length is judged as declared, without touching the body (Node reads no more than it declares);
     // only a streamed body is counted as it is read.
     const length = c.req.header('content-length');
@@ -48,10 +44,13 @@ export const bodySizeGuard = (): MiddlewareHandler => {
   };
 };
 
-/** A body declared as anything but JSON is a 415. Runs after authentication: a stranger learns nothing. */
+/**
+ * A body declared as anything but JSON, or not declared at all, is a 415: a body is never guessed to be JSON
+ * (docs/decisions.md). Runs after authentication: a stranger learns nothing.
+ */
 export const contentTypeGuard = (): MiddlewareHandler => async (c, next) => {
   if (!BODY_METHODS.has(c.req.method) || !hasBody(c.req.raw)) return next();
-  if (!JSON_TYPE.test(c.req.header('content-type') ?? 'application/json')) {
+  if (!JSON_TYPE.test(c.req.header('content-type') ?? '')) {
     throw new ApiError({
       status: 415,
       code: 'unsupported_media_type',

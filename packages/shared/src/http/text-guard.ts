@@ -6,6 +6,9 @@ import { hasBody } from './body';
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the NUL character is exactly what this guard looks for
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/** Where a body that was not valid UTF-8 was decoded anyway, each bad byte sequence became U+FFFD. */
+const REPLACED = /\ufffd/;
+
 const problemOf = (value: string) =>
   UNSTORABLE.exec(value)?.[0] === '\u0000' ? 'must not contain a NUL character' : 'must be valid Unicode text';
 
@@ -18,13 +21,14 @@ export const MAX_JSON_DEPTH = 32;
  * Every string (and object key) of a JSON value that cannot be stored, with its JSON pointer; or, for a value
  * nested deeper than MAX_JSON_DEPTH, that one problem. Walked with a stack of its own: no depth can overflow it.
  */
-export function unstorableStrings(root: unknown): ApiErrorInit[] {
+export function unstorableStrings(root: unknown, { replaced = false } = {}): ApiErrorInit[] {
+  const bad = (text: string) => UNSTORABLE.test(text) || (replaced && REPLACED.test(text));
   const problems: ApiErrorInit[] = [];
   const pending: { value: unknown; pointer: string; depth: number }[] = [{ value: root, pointer: '', depth: 0 }];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const { value, pointer, depth } = next;
     if (typeof value === 'string') {
-      if (UNSTORABLE.test(value)) {
+      if (bad(value)) {
         problems.push({
           status: 400,
           code: 'invalid_field',
@@ -45,7 +49,7 @@ export function unstorableStrings(root: unknown): ApiErrorInit[] {
     // Pushed last to first, so values are visited in document order.
     for (const [key, item] of entries.reverse()) {
       const at = `${pointer}/${escapePointer(key)}`;
-      if (!Array.isArray(value) && UNSTORABLE.test(key)) {
+      if (!Array.isArray(value) && bad(key)) {
         problems.push({ status: 400, code: 'invalid_field', detail: `a field name ${problemOf(key)}`, pointer: at });
       }
       pending.push({ value: item, pointer: at, depth: depth + 1 });
@@ -68,8 +72,8 @@ export function unstorableParameters(queries: Record<string, string[]>): ApiErro
 }
 
 /**
- * 400 for text that cannot be stored, before any route runs: a NUL or an unpaired surrogate anywhere in a JSON
- * body (every such field listed with its pointer) or in a query-string parameter (listed by its name), a body
+ * 400 for text that cannot be stored, before any route runs: a NUL, an unpaired surrogate or bytes that are not
+ * UTF-8 anywhere in a JSON body (every such field listed with its pointer) or in a query-string parameter (listed by its name), a body
  * nested absurdly deep, or a NUL in the path. Malformed JSON is left to the validator.
  */
 export const textGuard = (): MiddlewareHandler => async (c, next) => {
@@ -79,14 +83,42 @@ export const textGuard = (): MiddlewareHandler => async (c, next) => {
   const parameters = unstorableParameters(c.req.queries());
   if (parameters.length > 0) throw ApiError.many(parameters);
   if ((c.req.header('content-type') ?? '').toLowerCase().includes('json') && hasBody(c.req.raw)) {
+    const { text, replaced } = decodeUtf8(await c.req.arrayBuffer());
+    // The validator and the routes read the body as this text (`c.req.json()`), decoded once.
+    (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
     let parsed: unknown;
     try {
-      parsed = await c.req.json();
+      parsed = JSON.parse(text);
     } catch {
+      if (replaced) throw new ApiError(notUtf8);
       return next();
     }
-    const problems = unstorableStrings(parsed);
+    const problems = unstorableStrings(parsed, { replaced });
     if (problems.length > 0) throw ApiError.many(problems);
+    if (replaced) throw new ApiError(notUtf8);
   }
   await next();
+};
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const lenientUtf8 = new TextDecoder('utf-8');
+
+/**
+ * The body as text. A body that is not valid UTF-8 (a Latin-1 `é`, say) is decoded anyway, each bad sequence as
+ * U+FFFD, so the guard can point at the fields that hold one; it is refused, never stored with the replacement.
+ */
+function decodeUtf8(bytes: ArrayBuffer): { text: string; replaced: boolean } {
+  try {
+    return { text: strictUtf8.decode(bytes), replaced: false };
+  } catch {
+    return { text: lenientUtf8.decode(bytes), replaced: true };
+  }
+}
+
+/** A body whose bad bytes sit outside any string (or break its JSON): refused as a whole. */
+const notUtf8: ApiErrorInit = {
+  status: 400,
+  code: 'invalid_field',
+  detail: 'The body must be UTF-8 text',
+  pointer: '',
 };
