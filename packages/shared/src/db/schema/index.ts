@@ -2,6 +2,7 @@
 export * from './accounts';
 export * from './apps';
 export * from './checkout';
+export * from './console-sessions';
 export type { BillingAddress } from './columns';
 export * from './counts';
 export * from './customers';
