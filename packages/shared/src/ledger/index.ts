@@ -1,3 +1,4 @@
+export * from './balance-transaction-catalogue';
 export * from './balance-transactions';
 export * from './ledger';
 export * from './lines';
