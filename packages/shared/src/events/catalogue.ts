@@ -1,8 +1,8 @@
 import type { EventType } from './outbox';
 
 /**
- * When each event type is written, one line each: README's events table is generated from this
- * (`npm run docs:events`), and typed by `EventType`, so a new type does not compile until it is described here.
+ * When each event type is written, one line each: the events tables of README and docs/api.md are generated from
+ * this (`npm run docs:tables`), and typed by `EventType`, so a new type does not compile until it is described here.
  */
 export const eventCatalogue: Record<EventType, string> = {
   'payment.created':
