@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNpmStart } from '../start-process';
 
@@ -89,10 +90,13 @@ const PASTE_AGAIN = '# ---- pasted again ----';
  */
 async function pasteTwiceAfterExportLine(script: string) {
   const exportLine = /^export API=.*$/m.exec(output)?.[0] ?? '';
+  // The shell's temporary files (api's bodies, its $API_FAILED flag) in a directory removed afterwards.
+  const temporary = mkdtempSync(join(tmpdir(), 'pps-readme-'));
   const env: Record<string, string | undefined> = {
     ...process.env,
     // `node -p` in the example: this node, whatever PATH the test runner was given.
     PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+    TMPDIR: temporary,
   };
   for (const name of ['API', 'KEY', 'APP', 'ADMIN_TOKEN', 'API_FAILED']) delete env[name];
   const observe = [
@@ -112,7 +116,7 @@ async function pasteTwiceAfterExportLine(script: string) {
       clock('after'),
     ].join('\n'),
     env,
-  );
+  ).finally(() => rmSync(temporary, { recursive: true, force: true }));
   const context = `exit ${run.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
   const paste = (stdout: string, stderr: string): Paste => {
     const lines = stderr.split('\n').filter((line) => line !== '' && !BASH_ITSELF.some((noise) => noise.test(line)));
