@@ -40,6 +40,54 @@ export async function createAccount({
   return { account, apiKey, appId };
 }
 
+/**
+ * Another app of an account, with app keys and tokens of its own: a new app key for one app never revokes another's
+ * tokens (the demo shop charges from one beside the account's first, which README's worked example makes keys for).
+ */
+export async function createApp({
+  ctx,
+  input,
+}: {
+  ctx: Pick<GatewayContext, 'db' | 'clock' | 'log'>;
+  input: { accountId: string; name: string };
+}) {
+  const now = ctx.clock.now();
+  const [app] = await ctx.db
+    .insert(apps)
+    .values({
+      id: newId('app', now.getTime()),
+      accountId: input.accountId,
+      name: input.name,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  ctx.log.info({ accountId: input.accountId, appId: app!.id }, 'app created');
+  return app!;
+}
+
+/**
+ * A new API key for an account; the one before stops working (a gateway may accept it from its auth cache for up to
+ * AUTH_CACHE_TTL_MS more). The key exists in plaintext only in this return value.
+ */
+export async function replaceApiKey({
+  ctx,
+  input,
+}: {
+  ctx: Pick<GatewayContext, 'db' | 'clock' | 'log'>;
+  input: { id: string };
+}): Promise<{ account: typeof accounts.$inferSelect; apiKey: string }> {
+  const apiKey = randomSecret('sk_test_');
+  const [account] = await ctx.db
+    .update(accounts)
+    .set({ apiKeyHash: sha256Hex(apiKey), apiKeyLast4: apiKey.slice(-4), updatedAt: ctx.clock.now() })
+    .where(eq(accounts.id, input.id))
+    .returning();
+  if (!account) throw notFound('account', input.id);
+  ctx.log.info({ accountId: account.id }, 'account API key replaced');
+  return { account, apiKey };
+}
+
 export async function setAccountStatus({
   ctx,
   input,
