@@ -1,4 +1,14 @@
-import { AuthCache, createAccount, type DemoShop, inProcessUpstream, startDemoShop } from '@pps/gateway';
+import {
+  type AccountKey,
+  AuthCache,
+  createAccount,
+  DEMO_SHOP_ACCOUNT,
+  type DemoShop,
+  type DemoShopAccount,
+  demoShopAccount,
+  inProcessUpstream,
+  startDemoShop,
+} from '@pps/gateway';
 import { createGatewayApp } from '@pps/gateway/app';
 import { createMerchantsApp } from '@pps/merchants/app';
 import { createPaymentsApp } from '@pps/payments/app';
@@ -15,7 +25,8 @@ import { eq } from 'drizzle-orm';
 /**
  * `npm start`: everything in one process. Migrations, the gateway on PORT with payments and merchants
  * bound in-process, the settlement workers, the outbox relay and webhook delivery workers, and (in development) a demo account created once and the demo shop of
- * the embedded checkout on DEMO_PORT.
+ * the embedded checkout on DEMO_PORT, which charges the demo account when this start made it (its key is in hand only
+ * then), else an account of its own whose new key it prints.
  */
 const { config, log, database } = await bootstrap('pps');
 // WEB_CONCURRENCY > 1: this process only supervises the workers (migrations are applied by now), each of which
@@ -62,21 +73,16 @@ log.info(
 
 // One worker prints the demo account and how to reach the admin API (any process when not clustered).
 const firstWorker = (process.env.WORKER_INDEX ?? '0') === '0';
+let demoAccount: AccountKey | undefined;
 if (config.NODE_ENV !== 'production' && firstWorker) {
-  if (config.DEMO_ACCOUNT) await printDemoAccount();
+  if (config.DEMO_ACCOUNT) demoAccount = await printDemoAccount();
   printAdminAccess();
 }
 
-// The demo shop (development, one process): a shop page on DEMO_PORT embedding the card form (README, Quick start).
+// The demo shop (development, the same process): a shop page on DEMO_PORT embedding the card form (README, Quick start).
 const demoShop =
-  config.NODE_ENV !== 'production' && config.DEMO_PORT > 0 && (process.env.WORKER_INDEX ?? '0') === '0'
-    ? await startDemoShop({ config, db: database.db, log, api: (path, init) => gateway.request(path, init) }).then(
-        (shop: DemoShop) => {
-          process.stdout.write(`\nDemo shop (embedded checkout): ${shop.url}\n\n`);
-          return shop;
-        },
-        (error: unknown) => log.warn({ err: error }, 'demo shop not started'),
-      )
+  config.NODE_ENV !== 'production' && config.DEMO_PORT > 0 && firstWorker
+    ? await openDemoShop(demoAccount).catch((error: unknown) => log.warn({ err: error }, 'demo shop not started'))
     : undefined;
 
 onShutdown(log, [
@@ -89,7 +95,8 @@ onShutdown(log, [
   { name: 'database', close: database.close },
 ]);
 
-async function printDemoAccount() {
+/** The demo account's key and app when this start made it (printed once, and kept in memory for the demo shop). */
+async function printDemoAccount(): Promise<AccountKey | undefined> {
   const [existing] = await database.db
     .select()
     .from(schema.accounts)
@@ -100,7 +107,7 @@ async function printDemoAccount() {
       { accountId: existing.id },
       'demo account exists (its API key was printed when it was created; make another with `npm run cli -- accounts:create --name X`)',
     );
-    return;
+    return undefined;
   }
   const demo = await createAccount({
     ctx: { db: database.db, clock: systemClock, log },
@@ -112,6 +119,37 @@ async function printDemoAccount() {
     `\nDemo account created (shown once):\n  API key: ${demo.apiKey}\n  App id:  ${demo.appId}\n` +
       `Paste this line into the shell you run README's worked example in:\n` +
       `export API=${config.PUBLIC_BASE_URL} KEY=${demo.apiKey} APP=${demo.appId}\n`,
+  );
+  return { accountId: demo.account.id, apiKey: demo.apiKey, appId: demo.appId };
+}
+
+/**
+ * Starts the demo shop and says which account it charges, so that the payment id its confirmation shows can be looked
+ * up: the demo account just printed, or (when this start did not make it, so its key is not known) the shop's own
+ * account, whose key is new at each start and printed here once, with the export line of that account.
+ */
+async function openDemoShop(demo: AccountKey | undefined): Promise<DemoShop> {
+  const account = await demoShopAccount({ ctx: { db: database.db, clock: systemClock, log }, input: { demo } });
+  const shop = await startDemoShop({ config, log, account, api: (path, init) => gateway.request(path, init) });
+  process.stdout.write(`\nDemo shop (embedded checkout): ${shop.url}\n${chargedAccount(account)}\n`);
+  return shop;
+}
+
+function chargedAccount(account: DemoShopAccount): string {
+  if (account.kind === 'demo') {
+    return (
+      `It charges the demo account above (${account.accountId}): the payment id it shows after paying is found\n` +
+      `with the export line above (GET $API/payments/{id}).\n`
+    );
+  }
+  const why = config.DEMO_ACCOUNT
+    ? 'its key was shown only when an earlier start made it'
+    : 'there is none (DEMO_ACCOUNT=false)';
+  return (
+    `It charges its own account, "${DEMO_SHOP_ACCOUNT}" (${account.accountId}), not the demo account:\n` +
+    `${why}.\nThe shop account's key is new at each start (the one before stops working); to look up\n` +
+    `the payment id the shop shows after paying (GET $API/payments/{id}), paste:\n` +
+    `export API=${config.PUBLIC_BASE_URL} KEY=${account.apiKey} APP=${account.appId}\n`
   );
 }
 

@@ -1,26 +1,58 @@
 import type { Server } from 'node:http';
-import { type ApiCall, DEMO_SHOP_ACCOUNT, type DemoShop, startDemoShop } from '@pps/gateway';
+import {
+  type ApiCall,
+  DEMO_SHOP_ACCOUNT,
+  type DemoShop,
+  type DemoShopAccount,
+  demoShopAccount,
+  startDemoShop,
+} from '@pps/gateway';
+import { systemClock } from '@pps/shared/clock';
+import { createLogger } from '@pps/shared/logger';
 import { closeServer, listen } from '@pps/shared/runtime';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestStack, type TestStack } from '../harness';
+import { createMerchant } from '../fixtures/merchants';
+import { type Credentials, createTestStack, type TestStack } from '../harness';
+import {
+  cardForm,
+  DECLINED,
+  launchChromium,
+  MASTERCARD,
+  newContext,
+  open,
+  paidPage,
+  payButton,
+  shownText,
+  textsShown,
+  typeCard,
+  VISA,
+} from './shop-page';
 
 /**
  * The demo shop of `npm start` (development): its page on one origin embeds the API's card form from another, and
  * its server pays the demo merchant with the token, in chromium, once per order (the payments of an order are read
- * from the database by its reference, their invoice). Started twice, it keeps its account and merchant.
+ * from the database by its reference, their invoice). It charges the demo account it is given (made here as
+ * `npm start` makes it, the harness holding its key as a reader holds the printed one) from an app of its own, and
+ * shows the payment's id, which the reader's credentials find. Started again, it keeps its app and merchant.
+ * `npm start` itself: demo-start.slow.test.ts.
  */
 
 let stack: TestStack;
 let api: { server: Server; baseUrl: string };
 let browser: Browser;
+/** The demo account, with the key and app a reader got from `npm start`'s export line. */
+let demo: Credentials;
+let account: DemoShopAccount;
 const shops: DemoShop[] = [];
+const log = createLogger({ level: 'silent' });
+const ctx = () => ({ db: stack.db, clock: systemClock, log });
 
-const start = async (apiCall?: ApiCall) => {
+const start = async (apiCall?: ApiCall, charged: DemoShopAccount = account) => {
   const shop = await startDemoShop({
     config: stack.config,
-    db: stack.db,
-    log: (await import('@pps/shared/logger')).createLogger({ level: 'silent' }),
+    log,
+    account: charged,
     api: apiCall ?? ((path, init) => stack.gateway.request(path, init)),
     apiBaseUrl: api.baseUrl,
     port: 0,
@@ -34,10 +66,9 @@ beforeAll(async () => {
   stack = await createTestStack();
   const listening = await listen(stack.gateway.fetch, 0, '127.0.0.1');
   api = { server: listening.server, baseUrl: `http://127.0.0.1:${listening.port}` };
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox'],
-  });
+  browser = await launchChromium();
+  demo = await stack.createAccount('Demo Platform');
+  account = await demoShopAccount({ ctx: ctx(), input: { demo } });
 }, 60_000);
 
 afterAll(async () => {
@@ -47,68 +78,6 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const VISA = '4242424242424242';
-const DECLINED = '4000000000000002';
-const MASTERCARD = '5555555555554444';
-
-/** Records every text a document shows (each mutation's `innerText`), in the shop's page and in the card form. */
-function recordTexts() {
-  const seen: string[] = [];
-  (window as any).__texts = seen;
-  const record = () => {
-    const text = document.body?.innerText;
-    if (text && seen[seen.length - 1] !== text) seen.push(text);
-  };
-  new MutationObserver(record).observe(document, { subtree: true, childList: true, characterData: true });
-}
-
-type Opened = { page: Page; failures: string[] };
-
-/**
- * Opens `url` in `context`: `failures` collects every response of 400 or more and every resource the browser says it
- * failed to load (a favicon's 404 is only in the console: the browser asks for it, not the page).
- */
-async function open(context: BrowserContext, url: string): Promise<Opened> {
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  const failures: string[] = [];
-  page.on('response', (response) => {
-    if (response.status() >= 400) failures.push(`${response.status()} ${new URL(response.url()).pathname}`);
-  });
-  page.on('console', (message) => {
-    if (message.text().startsWith('Failed to load resource')) failures.push(message.text());
-  });
-  await page.goto(url);
-  return { page, failures };
-}
-
-async function newContext() {
-  const context = await browser.newContext();
-  await context.addInitScript(recordTexts);
-  return context;
-}
-
-const cardForm = (page: Page) => page.frameLocator('iframe');
-const payButton = (page: Page) => cardForm(page).getByRole('button', { name: 'Pay $10.00' });
-
-async function typeCard(page: Page, number: string) {
-  const form = cardForm(page);
-  await payButton(page).waitFor();
-  const holder = form.getByLabel('Name on card');
-  if ((await holder.inputValue()) === '') await holder.fill('Jane Buyer');
-  await form.getByLabel('Card number').pressSequentially(number);
-  await form.getByLabel('Expiry date').pressSequentially('1230');
-  await form.getByLabel('Security code').pressSequentially('123');
-}
-
-/** What the buyer reads: the shop's page and the card form, now. */
-const shownText = async (page: Page) =>
-  `${await page.locator('body').innerText()}\n${await cardForm(page).locator('body').innerText()}`;
-
-/** Every text the shop's page and the card form showed since they loaded. */
-const textsShown = async (page: Page): Promise<string[]> =>
-  (await Promise.all(page.frames().map((frame) => frame.evaluate(() => (window as any).__texts ?? [])))).flat();
-
 /** The order on the page (its reference is the payments' invoice). */
 async function orderOf(page: Page) {
   const reference = /Order (DEMO-[0-9A-F]{8})/.exec((await page.locator('.reference').textContent()) ?? '')?.[1];
@@ -117,13 +86,38 @@ async function orderOf(page: Page) {
 }
 
 const paymentsOf = (reference: string) =>
-  stack.sql`select p.id, p.status, a.name from payments p join accounts a on a.id = p.account_id
-    where p.invoice = ${reference} order by p.created_at`;
+  stack.sql`select p.id, p.status, p.account_id from payments p where p.invoice = ${reference} order by p.created_at`;
+
+/**
+ * README's steps 1 and 2 with the demo account's key and app: a new app key and an app token (which revokes the
+ * tokens minted before for that app, the shop's excepted).
+ */
+async function readerCredentials(): Promise<Credentials> {
+  const key = await stack.call('POST', '/auth/key', {
+    headers: { 'x-api-key': demo.apiKey },
+    body: { data: { type: 'auth', attributes: { appId: demo.appId } } },
+  });
+  const appKey = key.body.data.attributes.appKey as string;
+  const token = await stack.call('POST', '/auth/token', {
+    headers: { 'x-api-key': demo.apiKey },
+    body: { data: { type: 'auth', attributes: { appKey } } },
+  });
+  const appToken = token.body.data.attributes.appToken as string;
+  return {
+    ...demo,
+    appKey,
+    appToken,
+    headers: { authorization: `Bearer ${appToken}`, 'x-api-key': demo.apiKey, appid: demo.appId },
+  };
+}
+
+/** `GET /payments/{id}` as a reader of README does it, with the demo account's credentials. */
+const lookUp = (paymentId: string, as: Credentials) => stack.call('GET', `/payments/${paymentId}`, { as });
 
 describe('the demo shop', () => {
   it('charges an order once: a double click, a retry after a lost answer, a second tab and a reload pay nothing more', async () => {
     const shop = await start();
-    const context = await newContext();
+    const context = await newContext(browser);
     try {
       const first = await open(context, `http://localhost:${shop.port}/demo/checkout`);
       const order = await orderOf(first.page);
@@ -151,27 +145,23 @@ describe('the demo shop', () => {
       expect(await paymentsOf(order.reference)).toHaveLength(1);
       expect(await payButton(first.page).isEnabled()).toBe(true);
 
-      // The buyer tries again: the shop's server answers with the payment it made.
+      // The buyer tries again: the shop's server answers with the payment it made, and the form goes.
       await typeCard(first.page, VISA);
       await payButton(first.page).click();
-      await first.page.getByText(/^Payment received/).waitFor();
+      const paymentId = await paidPage(first.page);
       const confirmation = `Payment received — $10.00 charged to Visa ending 4242. Order ${order.reference}.`;
       expect(await outcome.textContent()).toBe(confirmation);
-      expect(await payButton(first.page).isDisabled()).toBe(true);
-      expect(await cardForm(first.page).getByLabel('Card number').isDisabled()).toBe(true);
-      await payButton(first.page).click({ force: true }); // a disabled button does nothing
 
-      // The second tab pays with another card: the order is paid, and it says so (the card that paid).
+      // The second tab pays with another card: the order is paid, and it says so (the card and payment that paid).
       await typeCard(second.page, MASTERCARD);
       await payButton(second.page).click();
-      await second.page.getByText(/^Payment received/).waitFor();
+      expect(await paidPage(second.page)).toBe(paymentId);
       expect(await second.page.locator('#outcome').textContent()).toBe(confirmation);
-      expect(await payButton(second.page).isDisabled()).toBe(true);
 
       // Reloaded, the page is the order's confirmation, with no card form.
       await first.page.reload();
+      expect(await paidPage(first.page)).toBe(paymentId);
       expect(await first.page.locator('#outcome').textContent()).toBe(confirmation);
-      expect(await first.page.locator('iframe').count()).toBe(0);
       expect(await first.page.getByRole('link', { name: 'Start a new order' }).isVisible()).toBe(true);
 
       // The shop's server itself: payments of the paid order, at once, answer the payment again and charge nothing.
@@ -191,11 +181,15 @@ describe('the demo shop', () => {
         [order.id, token],
       );
       expect(again).toEqual(
-        [1, 2, 3].map(() => [200, 'true', { outcome: 'paid', reference: order.reference, message: confirmation }]),
+        [1, 2, 3].map(() => [
+          200,
+          'true',
+          { outcome: 'paid', reference: order.reference, message: confirmation, paymentId },
+        ]),
       );
 
       const rows = await paymentsOf(order.reference);
-      expect(rows.map((row) => [row.status, row.name])).toEqual([['pending', DEMO_SHOP_ACCOUNT]]);
+      expect(rows.map((row) => [row.id, row.status, row.account_id])).toEqual([[paymentId, 'pending', demo.accountId]]);
       const [session] = await stack.sql`select allowed_origins from checkout_sessions`;
       expect(session!.allowed_origins).toEqual([`http://localhost:${shop.port}`]);
       // Nothing failed to load but the answer the test cut.
@@ -206,9 +200,12 @@ describe('the demo shop', () => {
     }
   });
 
-  it('a declined card shows the decline, never "Card saved"; another card then pays it, with a confirmation', async () => {
+  it('a declined card leaves the form to try again; another card pays, and the demo account finds the payment', async () => {
     const shop = await start();
-    const context = await newContext();
+    // The reader follows README's worked example meanwhile: a new app key for the account's app revokes that app's
+    // tokens, never the shop's (it charges from an app of its own).
+    const reader = await readerCredentials();
+    const context = await newContext(browser);
     try {
       const { page, failures } = await open(context, `http://localhost:${shop.port}/demo/checkout`);
       const order = await orderOf(page);
@@ -218,32 +215,46 @@ describe('the demo shop', () => {
       await page.getByText(/was declined/).waitFor();
       expect(await outcome.textContent()).toBe('Visa ending in 0002 was declined (Do not honor). Try another card.');
       expect(await cardForm(page).locator('#form-status').textContent()).toBe('');
+      expect(await payButton(page).isVisible()).toBe(true);
       expect(await payButton(page).isEnabled()).toBe(true);
+      expect(await cardForm(page).getByLabel('Card number').isEditable()).toBe(true);
+      expect(await page.locator('#payment').isVisible()).toBe(false);
       expect(await textsShown(page)).not.toContainEqual(expect.stringMatching(/saved/i));
 
-      // Another card: the shopper's confirmation, with the order's reference, and no payment id or status.
+      // Another card: the shopper's confirmation, with the order's reference and the payment's id, the form gone.
       await typeCard(page, VISA);
       await payButton(page).click();
-      await page.getByText(/^Payment received/).waitFor();
+      const paymentId = await paidPage(page);
       expect(await outcome.textContent()).toBe(
         `Payment received — $10.00 charged to Visa ending 4242. Order ${order.reference}.`,
       );
-      const texts = [await shownText(page), ...(await textsShown(page))];
-      for (const text of texts) {
-        expect(text).not.toContain('pay_');
-        expect(text).not.toMatch(/pending|saved/i);
-        expect(text).not.toContain(VISA);
-      }
-      expect(await payButton(page).isDisabled()).toBe(true);
-      for (const field of ['Name on card', 'Card number', 'Expiry date', 'Security code']) {
-        expect(await cardForm(page).getByLabel(field).isDisabled()).toBe(true);
-      }
       expect(await page.locator('#cards').isVisible()).toBe(false);
       expect(await page.getByRole('link', { name: 'Start a new order' }).isVisible()).toBe(true);
+      // Focus was in the form, which is gone: it is on the confirmation's heading.
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('payment-title');
+      const texts = [await shownText(page), ...(await textsShown(page))];
+      for (const text of texts) {
+        expect(text).not.toMatch(/pending|saved/i);
+        expect(text).not.toContain(VISA);
+        expect(text).not.toMatch(/sk_test_|ak_|Bearer/);
+      }
+
+      // The payment, through the API, with the demo account's credentials (README's worked example).
+      const found = await lookUp(paymentId, reader);
+      expect(found.status).toBe(200);
+      expect(found.body.data).toMatchObject({
+        id: paymentId,
+        attributes: { status: 'pending', merchantId: expect.stringMatching(/^mer_/) },
+      });
+      expect(found.body.data.attributes.transaction).toMatchObject({ amount: '1000', invoice: order.reference });
 
       // The decline and the payment: two attempts of the order, under two idempotency keys.
       const rows = await paymentsOf(order.reference);
-      expect(rows.map((row) => row.status)).toEqual(['failed', 'pending']);
+      expect(rows.map((row) => [row.status, row.account_id])).toEqual([
+        ['failed', demo.accountId],
+        ['pending', demo.accountId],
+      ]);
+      expect(rows[1]!.id).toBe(paymentId);
       // A decline is an answer of the shop, not an error of the browser's.
       expect(failures).toEqual([]);
     } finally {
@@ -253,7 +264,7 @@ describe('the demo shop', () => {
 
   it('loads with no failed request: the page and the card form have their icon inline (no /favicon.ico)', async () => {
     const shop = await start();
-    const context = await newContext();
+    const context = await newContext(browser);
     try {
       const { page, failures } = await open(context, `http://localhost:${shop.port}/`);
       expect(new URL(page.url()).pathname).toBe('/demo/checkout');
@@ -331,28 +342,53 @@ describe('the demo shop', () => {
       holder: 'Jane Buyer',
       expiry: '1230',
     });
+    const [paid] = await paymentsOf(reference);
     expect(again).toEqual({
       status: 200,
       body: {
         outcome: 'paid',
         reference,
         message: `Payment received — $10.00 charged to Visa ending 4242. Order ${reference}.`,
+        paymentId: paid!.id,
       },
     });
     expect((await paymentsOf(reference)).map((row) => row.status)).toEqual(['pending']);
-    // Its page is now the confirmation, and it gets no new checkout session.
-    expect(await (await fetch(`${base}/demo/checkout?order=${orderId}`)).text()).toContain(again.body.message);
+    // Its page is now the confirmation with the payment's id, and it gets no new checkout session.
+    const confirmation = await (await fetch(`${base}/demo/checkout?order=${orderId}`)).text();
+    expect(confirmation).toContain(again.body.message);
+    expect(confirmation).toContain(`<code id="payment-id">${paid!.id}</code>`);
     expect(await post('/demo/checkout/session', { orderId })).toEqual({ status: 200, body: again.body });
   });
 
-  it('started again, keeps its account and merchant, with a new API key', async () => {
-    const [before] = await stack.sql`select id, api_key_hash from accounts where name = ${DEMO_SHOP_ACCOUNT}`;
+  it("started again, keeps its app and finds its merchant by name among the demo account's others", async () => {
+    await createMerchant(stack, await readerCredentials()); // a reader's, made with the printed key
+    expect((await demoShopAccount({ ctx: ctx(), input: { demo } })).shopAppId).toBe(account.shopAppId);
     await start();
-    const accounts = await stack.sql`select id, api_key_hash from accounts where name = ${DEMO_SHOP_ACCOUNT}`;
-    expect(accounts).toHaveLength(1);
-    expect(accounts[0]!.id).toBe(before!.id);
-    expect(accounts[0]!.api_key_hash).not.toBe(before!.api_key_hash);
-    const merchants = await stack.sql`select id from merchants where account_id = ${before!.id}`;
+    const apps = await stack.sql`select id, name from apps where account_id = ${demo.accountId} order by created_at`;
+    expect(apps.map((app) => app.id)).toEqual([demo.appId, account.shopAppId]);
+    const merchants = await stack.sql`select account_name from merchants where account_id = ${demo.accountId}`;
+    expect(merchants.map((row) => row.account_name).sort()).toEqual(['Demo Coffee Roasters', 'Jane Doe Photography']);
+  });
+
+  it('with no demo account in hand, charges its own account "Demo Shop", with a new API key at each start', async () => {
+    const own = await demoShopAccount({ ctx: ctx(), input: {} });
+    expect(own).toMatchObject({ kind: 'own', apiKey: expect.stringMatching(/^sk_test_/) });
+    await start(undefined, own);
+    const again = await demoShopAccount({ ctx: ctx(), input: {} });
+    expect(again).toMatchObject({ kind: 'own', accountId: own.accountId, appId: own.appId, shopAppId: own.shopAppId });
+    expect(again.apiKey).not.toBe(own.apiKey);
+    await start(undefined, again);
+    const accounts = await stack.sql`select id from accounts where name = ${DEMO_SHOP_ACCOUNT}`;
+    expect(accounts.map((row) => row.id)).toEqual([own.accountId]);
+    const merchants = await stack.sql`select id from merchants where account_id = ${own.accountId}`;
     expect(merchants).toHaveLength(1);
+    // The key `npm start` prints for it is the one in force: the one before is refused.
+    const auth = (apiKey: string, appId: string) =>
+      stack.call('POST', '/auth/key', {
+        headers: { 'x-api-key': apiKey },
+        body: { data: { type: 'auth', attributes: { appId } } },
+      });
+    expect((await auth(again.apiKey, again.appId)).status).toBe(201);
+    expect((await auth(own.apiKey, own.appId)).status).toBe(401);
   });
 });

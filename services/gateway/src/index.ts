@@ -3,6 +3,7 @@
 
 export { createAccount, setAccountStatus } from './admin/accounts.usecases';
 export { AuthCache } from './auth/auth-cache';
-export { type ApiCall, DEMO_SHOP_ACCOUNT, type DemoShop, startDemoShop } from './checkout/demo-shop';
+export { type AccountKey, DEMO_SHOP_ACCOUNT, type DemoShopAccount, demoShopAccount } from './checkout/demo-account';
+export { type ApiCall, type DemoShop, startDemoShop } from './checkout/demo-shop';
 export { buildOpenApiDocument } from './docs/docs.routes';
 export { httpUpstream, inProcessUpstream, type Upstream } from './proxy/upstream';

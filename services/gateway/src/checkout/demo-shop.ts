@@ -1,33 +1,29 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
-import { systemClock } from '@pps/shared/clock';
 import type { Config } from '@pps/shared/config';
 import { normalizeOrigin } from '@pps/shared/contract';
-import { randomSecret, sha256Hex } from '@pps/shared/crypto';
-import { type Db, schema } from '@pps/shared/db';
 import type { Logger } from '@pps/shared/logger';
 import { closeServer, listen } from '@pps/shared/runtime';
-import { asc, eq } from 'drizzle-orm';
 import { type Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { createAccount } from '../admin/accounts.usecases';
 import { checkoutAsset } from './assets';
+import type { DemoShopAccount } from './demo-account';
+import { demoPage, PRICE } from './demo-page';
 
 /**
  * The demo shop of `npm start` in development (README, Quick start): a platform's checkout page on a second origin
  * (DEMO_PORT) that mounts the hosted card form with checkout.js and pays the demo merchant with the token it gets,
- * from its server side with its own credentials, as a platform would. Everything it needs is made in-process at
- * start: the account "Demo Shop" (created once; its API key, never shown, is replaced at each start since only its
- * hash is kept), an app key and token, and an active merchant.
+ * from its server side with the four headers, as a platform would. It is given the account it charges and that
+ * account's API key (demo-account.ts: the demo account `npm start` printed when it made it now); at start it makes an
+ * app key and token for its own app in that account, and finds or makes its merchant, "Demo Coffee Roasters".
  *
  * It charges each order once, as a shop must: the page is an order's (`/demo/checkout?order=<id>`), its payment's
  * `requestId` is the order's, the form is held while a payment is under way and for good once paid, and the server
  * answers every later payment of a paid order (a double click, a retry, a reload, a second tab) with its payment.
  */
 
-export const DEMO_SHOP_ACCOUNT = 'Demo Shop';
 const AMOUNT = '1000';
-const PRICE = '$10.00';
+const MERCHANT = 'Demo Coffee Roasters';
 /** Orders kept, the newest (in memory: a real shop keeps them in its database). */
 const MAX_ORDERS = 1000;
 const BRANDS: Record<string, string> = {
@@ -36,19 +32,20 @@ const BRANDS: Record<string, string> = {
   amex: 'American Express',
   discover: 'Discover',
 };
-/** The pages' icon, inline (`img-src data:`): no /favicon.ico request, which would be a 404. */
-const ICON = `data:image/svg+xml,${encodeURIComponent(
-  "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'><circle cx='8' cy='8' r='7' fill='#3b2a20'/><path d='M8 3c-2 2-2 8 0 10' stroke='#f4f1ea' stroke-width='1.5' fill='none'/></svg>",
-)}`;
-
 /**
- * What the shop's server tells its page about paying an order: never a payment id or the API's status words. An
- * outcome the shop knows (paid, declined) is a 200, which the browser logs as no error; 400 is a payment the API
- * refused without making it, 502 a payment whose outcome is not known yet.
+ * What the shop's server tells its page about paying an order: once paid, the payment's id (what the buyer and the
+ * shop's support name it by, and what `GET /payments/{id}` finds), never the API's status words. An outcome the shop
+ * knows (paid, declined) is a 200, which the browser logs as no error; 400 is a payment the API refused without
+ * making it, 502 a payment whose outcome is not known yet.
  */
 type PayAnswer = {
   status: ContentfulStatusCode;
-  body: { outcome: 'paid' | 'declined' | 'failed' | 'unknown'; reference: string; message: string };
+  body: {
+    outcome: 'paid' | 'declined' | 'failed' | 'unknown';
+    reference: string;
+    message: string;
+    paymentId?: string;
+  };
   /** The answer of a payment made before (a paid order): sent again, with `Idempotent-Replayed: true`. */
   replayed?: boolean;
 };
@@ -67,7 +64,7 @@ type Order = {
   /** The request sent under `requestId` that the API did not answer: sent again, as it was, before another card. */
   unsettled?: Json;
   /** Set once paid: every later payment of the order answers this. */
-  paid?: PayAnswer;
+  paid?: PayAnswer & { body: { paymentId: string } };
   queue: Promise<unknown>;
 };
 
@@ -94,31 +91,12 @@ function required(answer: Answer, status: number, what: string): Json {
   return answer.body;
 }
 
-/** The demo shop's API key: a new one each start (the account is made once; only hashes are kept). */
-async function demoApiKey(db: Db, log: Logger): Promise<{ apiKey: string; appId: string }> {
-  const [account] = await db.select().from(schema.accounts).where(eq(schema.accounts.name, DEMO_SHOP_ACCOUNT)).limit(1);
-  if (!account) {
-    const created = await createAccount({ ctx: { db, clock: systemClock, log }, input: { name: DEMO_SHOP_ACCOUNT } });
-    return { apiKey: created.apiKey, appId: created.appId };
-  }
-  const apiKey = randomSecret('sk_test_');
-  await db
-    .update(schema.accounts)
-    .set({ apiKeyHash: sha256Hex(apiKey), apiKeyLast4: apiKey.slice(-4), updatedAt: new Date() })
-    .where(eq(schema.accounts.id, account.id));
-  const [app] = await db
-    .select()
-    .from(schema.apps)
-    .where(eq(schema.apps.accountId, account.id))
-    .orderBy(asc(schema.apps.createdAt))
-    .limit(1);
-  if (!app) throw new Error('demo shop: its account has no app');
-  return { apiKey, appId: app.id };
-}
-
-/** The four headers of the shop's calls, minting a new app token when the current one is about to expire. */
-async function demoCredentials(api: ApiCall, db: Db, log: Logger) {
-  const { apiKey, appId } = await demoApiKey(db, log);
+/**
+ * The headers of the shop's calls: the account's API key and the shop's own app, with an app token minted again when
+ * the current one is about to expire.
+ */
+async function demoCredentials(api: ApiCall, account: Pick<DemoShopAccount, 'apiKey' | 'shopAppId'>) {
+  const { apiKey, shopAppId: appId } = account;
   const keyBody = required(
     await call(api, 'POST', '/auth/key', { 'x-api-key': apiKey }, { data: { type: 'auth', attributes: { appId } } }),
     201,
@@ -145,11 +123,14 @@ async function demoCredentials(api: ApiCall, db: Db, log: Logger) {
   };
 }
 
-/** The shop's merchant: its first active one, else a new one (sandbox values; README, Quick start). */
+/**
+ * The shop's merchant, by its name: the account may have others (a reader's, made with the key `npm start` printed).
+ * Made the first time, with sandbox values (README, Quick start).
+ */
 async function demoMerchant(api: ApiCall, headers: Record<string, string>): Promise<{ id: string; name: string }> {
-  const listed = required(await call(api, 'GET', '/merchants?status=active&limit=1', headers), 200, 'merchant list');
-  const existing = listed.data[0];
-  if (existing) return { id: existing.id, name: existing.attributes.accountName };
+  const listed = required(await call(api, 'GET', '/merchants?status=active&limit=100', headers), 200, 'merchant list');
+  const existing = listed.data.find((merchant: Json) => merchant.attributes.accountName === MERCHANT);
+  if (existing) return { id: existing.id, name: MERCHANT };
   const ssn = `${randomInt(100, 666)}${randomInt(10, 100)}${randomInt(1000, 10000)}`;
   const created = required(
     await call(api, 'POST', '/merchants', headers, {
@@ -157,7 +138,7 @@ async function demoMerchant(api: ApiCall, headers: Record<string, string>): Prom
         type: 'merchants',
         attributes: {
           accountType: 'personal',
-          accountName: 'Demo Coffee Roasters',
+          accountName: MERCHANT,
           personalInfo: {
             firstName: 'Dana',
             lastName: 'Demo',
@@ -191,58 +172,6 @@ async function demoMerchant(api: ApiCall, headers: Record<string, string>): Prom
   return { id: created.data.id, name: created.data.attributes.accountName };
 }
 
-const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-
-/** The checkout page of an order; once the order is paid, its confirmation instead of the card form. */
-function demoPage(shop: { origin: string; apiBaseUrl: string; merchant: string; order: Order }): string {
-  const { order } = shop;
-  const payment = order.paid
-    ? `<section class="payment" aria-labelledby="payment-title">
-      <h2 id="payment-title">Payment</h2>
-      <div id="outcome" class="outcome success" role="status" aria-live="polite">${escapeHtml(order.paid.body.message)}</div>
-      <p id="next" class="next"><a href="/demo/checkout">Start a new order</a></p>
-    </section>`
-    : `<section class="payment" aria-labelledby="payment-title">
-      <h2 id="payment-title">Pay by card</h2>
-      <div id="card"></div>
-      <div id="outcome" class="outcome" role="status" aria-live="polite"></div>
-      <p id="next" class="next" hidden><a href="/demo/checkout">Start a new order</a></p>
-      <p id="cards" class="cards">Sandbox cards: <code>4242 4242 4242 4242</code> approved, <code>4000 0000 0000 0002</code>
-        declined; any future expiry, any 3 digits.</p>
-    </section>`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>Demo shop: embedded checkout</title>
-  <link rel="icon" href="${ICON}">
-  <link rel="stylesheet" href="/demo/assets/demo.css">
-  <script src="${escapeHtml(shop.apiBaseUrl)}/checkout.js" defer></script>
-  <script src="/demo/assets/demo.js" defer></script>
-</head>
-<body>
-  <header class="bar">
-    <strong>${escapeHtml(shop.merchant)}</strong>
-    <span>a demo shop at ${escapeHtml(shop.origin)}</span>
-  </header>
-  <main id="shop" class="shop" data-order="${escapeHtml(order.id)}" data-state="${order.paid ? 'paid' : 'open'}">
-    <section class="order" aria-labelledby="order-title">
-      <h1 id="order-title">Your order</h1>
-      <p class="reference">Order ${escapeHtml(order.reference)}</p>
-      <ul class="lines"><li><span>House blend, 250 g</span><span>${PRICE}</span></li></ul>
-      <p class="total"><span>Total</span><span>${PRICE}</span></p>
-      <p class="note">This page belongs to the shop (${escapeHtml(shop.origin)}). The card form is the API's
-        (${escapeHtml(shop.apiBaseUrl)}), in an iframe: the card number never reaches this page or the shop's
-        server, which gets a vault token and charges the order with it, once.</p>
-    </section>
-    ${payment}
-  </main>
-</body>
-</html>
-`;
-}
-
 /** The origin the buyer's browser sees this page at (frame-ancestors of its session), from its request. */
 function requestOrigin(c: Context): string | null {
   const origin = c.req.header('origin');
@@ -259,18 +188,19 @@ export type DemoShop = { port: number; url: string; close: () => Promise<void> }
  */
 export async function startDemoShop(deps: {
   config: Config;
-  db: Db;
   log: Logger;
   api: ApiCall;
+  /** The account it charges, with its API key (demo-account.ts). */
+  account: Pick<DemoShopAccount, 'apiKey' | 'shopAppId'>;
   apiBaseUrl?: string;
   port?: number;
   hostname?: string;
 }): Promise<DemoShop> {
-  const { config, db, api } = deps;
+  const { config, api } = deps;
   if (config.NODE_ENV === 'production') throw new Error('the demo shop never runs in production');
   const log = deps.log.child({ module: 'demo-shop' });
   const apiBaseUrl = (deps.apiBaseUrl ?? config.PUBLIC_BASE_URL).replace(/\/+$/, '');
-  const headers = await demoCredentials(api, db, log);
+  const headers = await demoCredentials(api, deps.account);
   const merchant = await demoMerchant(api, await headers());
 
   const app = new Hono();
@@ -330,7 +260,7 @@ export async function startDemoShop(deps: {
     if (paid.status === 201) {
       const card = paid.body.data.attributes.card;
       const message = `Payment received — ${PRICE} charged to ${BRANDS[card.brand] ?? 'your card'} ending ${card.last4}. Order ${order.reference}.`;
-      order.paid = { status: 200, body: { outcome: 'paid', reference: order.reference, message } };
+      order.paid = { status: 200, body: { outcome: 'paid', reference: order.reference, message, paymentId } };
       return order.paid;
     }
     if (paymentId) order.requestId = randomUUID();
@@ -370,7 +300,8 @@ export async function startDemoShop(deps: {
     const order = orderOf(c.req.query('order'));
     if (!order) return c.redirect(`/demo/checkout?order=${newOrder().id}`, 303);
     const origin = requestOrigin(c) ?? `http://localhost:${config.DEMO_PORT}`;
-    return c.html(demoPage({ origin, apiBaseUrl, merchant: merchant.name, order }), 200, {
+    const page = { id: order.id, reference: order.reference, paid: order.paid?.body };
+    return c.html(demoPage({ origin, apiBaseUrl, merchant: merchant.name, order: page }), 200, {
       'content-security-policy': pageCsp,
       'cache-control': 'no-store',
     });

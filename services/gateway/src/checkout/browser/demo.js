@@ -1,8 +1,9 @@
 // The demo shop's page script (development only; services/gateway/src/checkout/demo-shop.ts). It does what a
 // platform's checkout page does: asks its own server for a checkout session, mounts the API's card form with
 // checkout.js, and hands the token it gets to its own server, which charges the order with it. It never sees the
-// card number. The order is paid once: the form is disabled while a payment is under way and for good once paid, and
-// the shop's server answers any later payment of a paid order with that payment (a reload, a second tab, a retry).
+// card number. The order is paid once: the form is disabled while a payment is under way and removed once paid (the
+// confirmation and the payment's id alone remain, as the server renders a paid order's page), and the shop's server
+// answers any later payment of a paid order with that payment (a reload, a second tab, a retry).
 (() => {
   const shop = document.getElementById('shop');
   const orderId = shop.dataset.order;
@@ -26,13 +27,23 @@
     return { status: response.status, body: await response.json().catch(() => ({})) };
   }
 
-  /** The order is paid (here, in another tab, or before a reload): its confirmation; the form stays disabled. */
-  function showPaid(message) {
+  /**
+   * The order is paid (here, or in another tab): the card form goes, and the confirmation with the payment's id alone
+   * remains. Focus moves to its heading: it was in the form, which is gone.
+   */
+  function showPaid(answer) {
     paid = true;
-    checkout?.disable();
-    say(message, 'success');
+    checkout?.unmount();
+    checkout = null;
+    document.getElementById('card').hidden = true;
     document.getElementById('cards').hidden = true;
+    say(answer.message, 'success');
+    document.getElementById('payment-id').textContent = answer.paymentId;
+    document.getElementById('payment').hidden = false;
     document.getElementById('next').hidden = false;
+    const title = document.getElementById('payment-title');
+    title.textContent = 'Payment';
+    title.focus();
   }
 
   async function pay(token) {
@@ -49,7 +60,7 @@
         expiry: token.card.expiry,
       });
       if (answer.body.outcome === 'paid') {
-        showPaid(answer.body.message);
+        showPaid(answer.body);
       } else if (answer.body.outcome === 'declined') {
         say(`${card} was declined (${answer.body.message}). Try another card.`, 'failure');
       } else {
@@ -62,7 +73,7 @@
       );
     } finally {
       paying = false;
-      if (!paid) checkout.enable();
+      if (!paid) checkout?.enable();
     }
   }
 
@@ -74,7 +85,7 @@
     }
     const session = await postJson('/demo/checkout/session', { orderId });
     if (session.body.outcome === 'paid') {
-      showPaid(session.body.message);
+      showPaid(session.body);
       return;
     }
     if (session.status !== 200) {
