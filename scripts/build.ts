@@ -62,6 +62,8 @@ export async function build(outdir = join(root, 'dist')): Promise<void> {
   await cp(join(root, 'packages/shared/drizzle'), join(outdir, 'drizzle'), { recursive: true });
   // The checkout's browser files (plain JavaScript and CSS), served as they are (see CHECKOUT_ASSETS_FOLDER).
   await cp(join(root, 'services/gateway/src/checkout/browser'), join(outdir, 'checkout'), { recursive: true });
+  // The console's own browser files, the same way (see services/gateway/src/console/assets.ts).
+  await cp(join(root, 'services/gateway/src/console/browser'), join(outdir, 'console'), { recursive: true });
   await checkExternals(result.metafile);
   console.log(`built ${Object.keys(ENTRY_POINTS).length} entry points to ${outdir} in ${Date.now() - started} ms`);
 }

@@ -16,6 +16,7 @@ import { registerAdminRoutes } from './admin/admin.routes';
 import { authenticate } from './auth/authenticate';
 import { registerAuthRoutes } from './auth-api/auth.routes';
 import { registerCheckoutRoutes } from './checkout/checkout.routes';
+import { registerConsoleRoutes } from './console/console.routes';
 import type { GatewayDeps, GatewayEnv } from './deps';
 import { registerDocsRoutes } from './docs/docs.routes';
 import { registerHealthRoutes } from './health/health.routes';
@@ -79,6 +80,8 @@ export function createGatewayApp(deps: GatewayDeps, metrics: Metrics = createMet
 
   // The hosted checkout form, its scripts and its card POST (client secret): before the forwarded `/checkout`.
   registerCheckoutRoutes(app, deps, limits);
+  // The console: pages in the browser for the account signed in, or the operator (its own sessions, not the API's).
+  registerConsoleRoutes(app, deps, limits);
 
   // Every other route of the contract to the service that answers it; ops' admin calls on merchants (status,
   // features) are the merchants service's writes, forwarded as the operator.

@@ -2,7 +2,7 @@ import { randomSecret, sha256Hex } from '@pps/shared/crypto';
 import { schema, withTransaction } from '@pps/shared/db';
 import { notFound } from '@pps/shared/http';
 import { newId } from '@pps/shared/ids';
-import { eq } from 'drizzle-orm';
+import { desc, eq, lt } from 'drizzle-orm';
 import type { GatewayContext } from '../deps';
 
 const { accounts, apps } = schema;
@@ -124,3 +124,24 @@ export const accountDocument = (
     },
   },
 });
+
+/**
+ * A page of accounts, newest first, read from the one after `after` (ids sort by creation): a page costs the same
+ * however many accounts there are. `next` is the id to read the following page from, if there is one.
+ */
+export async function listAccounts({
+  ctx,
+  input,
+}: {
+  ctx: Pick<GatewayContext, 'db'>;
+  input: { after?: string; limit: number };
+}) {
+  const rows = await ctx.db
+    .select()
+    .from(accounts)
+    .where(input.after ? lt(accounts.id, input.after) : undefined)
+    .orderBy(desc(accounts.id))
+    .limit(input.limit + 1);
+  const page = rows.slice(0, input.limit);
+  return { accounts: page, next: rows.length > input.limit ? page.at(-1)?.id : undefined };
+}

@@ -1,0 +1,54 @@
+import { serviceRoutes } from '@pps/shared/contract';
+import type { GatewayDeps } from '../deps';
+import { forwardedPrefixes } from '../proxy/routing';
+
+/** An answer of the API as the console reads it: the status and the parsed JSON document. */
+export type ApiAnswer<T = unknown> = { status: number; body: T & { errors?: { code: string; detail: string }[] } };
+
+/**
+ * The platform's API, called by the console for the signed-in account as the gateway forwards a client's call: the
+ * same routes, use cases and ownership rules (another account's id is a 404 here as there), in this process or over
+ * HTTP, with the account's sandbox clock. The console keeps no second way into the services' data.
+ */
+export function consoleApi(
+  deps: Pick<GatewayDeps, 'config' | 'upstreams'>,
+  account: { id: string; clockOffsetSeconds: number },
+  requestId: string,
+) {
+  const prefixes = forwardedPrefixes(serviceRoutes).filter((prefix) => !prefix.asOperator);
+  async function call<T = unknown>(
+    method: 'GET' | 'POST' | 'PUT',
+    path: string,
+    options: { body?: unknown; idempotencyKey?: string } = {},
+  ): Promise<ApiAnswer<T>> {
+    const url = new URL(path, deps.config.PUBLIC_BASE_URL);
+    const prefix = prefixes.find(
+      (candidate) => url.pathname === candidate.prefix || url.pathname.startsWith(`${candidate.prefix}/`),
+    );
+    if (!prefix) throw new Error(`the console has no service for ${url.pathname}`);
+    const headers = new Headers({ 'x-request-id': requestId, accept: 'application/json' });
+    if (options.idempotencyKey) headers.set('idempotency-key', options.idempotencyKey);
+    let body: Uint8Array<ArrayBuffer> | undefined;
+    if (options.body !== undefined) {
+      headers.set('content-type', 'application/json');
+      body = new TextEncoder().encode(JSON.stringify(options.body)) as Uint8Array<ArrayBuffer>;
+    }
+    const response = await deps.upstreams[prefix.service].fetch({
+      url,
+      method,
+      headers,
+      body,
+      caller: { accountId: account.id, appId: 'console', clockOffsetSeconds: account.clockOffsetSeconds, requestId },
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  }
+  return {
+    get: <T = unknown>(path: string) => call<T>('GET', path),
+    post: <T = unknown>(path: string, body: unknown, idempotencyKey?: string) =>
+      call<T>('POST', path, { body, idempotencyKey }),
+    put: <T = unknown>(path: string, body: unknown) => call<T>('PUT', path, { body }),
+  };
+}
+
+export type ConsoleApi = ReturnType<typeof consoleApi>;
