@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, pgTable, text } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { timestamps } from './columns';
@@ -26,6 +27,8 @@ export const customers = pgTable(
     index('customers_account_created_idx').on(t.accountId, t.createdAt, t.id),
     index('customers_account_external_idx').on(t.accountId, t.externalId),
     index('customers_account_merchant_idx').on(t.accountId, t.merchantId),
+    /** A customer by email, in any case: `GET /payments?customerEmail=` starts from the customers it names. */
+    index('customers_account_email_idx').on(t.accountId, sql`lower(email)`),
   ],
 );
 

@@ -147,6 +147,27 @@ export const payments = pgTable('payments', paymentColumns(), (t) => [
     .on(t.splitMerchantId, t.createdAt, t.id)
     .where(sql`split_merchant_id is not null`),
   index('payments_parent_idx').on(t.parentPaymentId).where(sql`parent_payment_id is not null`),
+  /** The account's records, newest first: `GET /payments` without a merchant (the console's payments page). */
+  index('payments_account_created_idx').on(t.accountId, t.createdAt, t.id),
+  /**
+   * The list filtered by the card's last four (`last4`), in each of its scopes: the merchant's records, those it
+   * takes a split of, the account's. Only records that carry a card; each reads its page along the card's records,
+   * newest first, whatever the scope's history (docs/decisions.md, Every console filter is an API filter).
+   */
+  index('payments_merchant_last4_idx')
+    .on(t.merchantId, sql`(card->>'last4')`, t.createdAt, t.id)
+    .where(sql`card is not null`),
+  index('payments_split_merchant_last4_idx')
+    .on(t.splitMerchantId, sql`(card->>'last4')`, t.createdAt, t.id)
+    .where(sql`split_merchant_id is not null and card is not null`),
+  index('payments_account_last4_idx')
+    .on(t.accountId, sql`(card->>'last4')`, t.createdAt, t.id)
+    .where(sql`card is not null`),
+  /**
+   * The records a vault token paid, newest first: the list filtered by `customerEmail` reads the customer's tokens'
+   * records, never the scope's others.
+   */
+  index('payments_token_created_idx').on(t.tokenId, t.createdAt, t.id).where(sql`token_id is not null`),
   /**
    * What a settlement pass claims: records with a settlement date not settled yet, in the order it takes them.
    * A day's records all settle at the same midnight, so without the id a batch sorted the whole day. Only the
