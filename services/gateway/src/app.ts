@@ -10,6 +10,7 @@ import {
   requestId,
   validationHook,
 } from '@pps/shared/http';
+import { moduleLogger } from '@pps/shared/logger';
 import { createMetrics, type Metrics, registerQueueMetrics } from '@pps/shared/metrics';
 import type { MiddlewareHandler } from 'hono';
 import { registerAdminRoutes } from './admin/admin.routes';
@@ -37,7 +38,7 @@ const operatorCaller = (requestId: string) => ({
 
 /** The gateway: auth, the four-header check, routing to services, admin, sandbox clock, docs, health. */
 export function createGatewayApp(deps: GatewayDeps, metrics: Metrics = createMetrics()) {
-  const log = deps.log.child({ module: 'gateway' });
+  const log = moduleLogger(deps.log, 'gateway');
   if (deps.queues) registerQueueMetrics(metrics, deps.queues);
   const app = new OpenAPIHono<GatewayEnv>({ defaultHook: validationHook as never });
   app.onError(onError(log));

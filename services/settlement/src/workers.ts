@@ -1,5 +1,6 @@
 import { createDataCipher, SandboxProcessor } from '@pps/payments';
 import type { Config } from '@pps/shared/config';
+import { moduleLogger } from '@pps/shared/logger';
 import {
   defaultJobOptions,
   jobProcessor,
@@ -29,7 +30,7 @@ const schedules = (config: Config) => [
  * outbox relay and webhook delivery are the webhooks service's (`startWebhooks`).
  */
 export async function startSettlement(deps: SettlementDeps, options: { concurrency?: number } = {}) {
-  const log = deps.log.child({ module: 'settlement' });
+  const log = moduleLogger(deps.log, 'settlement');
   const connection = redisConnection(deps.config);
   const queueOf = (name: QueueName) => {
     const queue = new Queue(name, { connection, prefix: queuePrefixOf(deps.config, name), defaultJobOptions });

@@ -1,5 +1,5 @@
 import type { Config } from '@pps/shared/config';
-import type { Logger } from '@pps/shared/logger';
+import { type Logger, moduleLogger } from '@pps/shared/logger';
 import { jobProcessor, queuePrefixOf, queues, type RedisClient } from '@pps/shared/queues';
 import { Worker } from 'bullmq';
 import type { DeliveryJobDeps } from './delivery/delivery-deps';
@@ -27,7 +27,7 @@ export function startDeliveryWorker(input: {
   signal: AbortSignal;
 }) {
   const { config } = input.deps;
-  const log = input.log.child({ module: 'webhook-delivery' });
+  const log = moduleLogger(input.log, 'webhook-delivery');
   const worker = new Worker(
     queues.webhooks,
     jobProcessor(queues.webhooks, { webhookDelivery, eventRetention }, { ...input, log }),

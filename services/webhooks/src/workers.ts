@@ -1,3 +1,4 @@
+import { moduleLogger } from '@pps/shared/logger';
 import { jobs, keepWorking, queuePrefixOf, queues, redisClient, redisConnection } from '@pps/shared/queues';
 import { Queue } from 'bullmq';
 import { deliveryJobDeps } from './delivery/delivery-deps';
@@ -18,7 +19,7 @@ const RETENTION_EVERY_MS = 60 * 60 * 1000;
  * relay enqueues it once Redis answers. `close` lets the deliveries in flight and those leased here finish.
  */
 export async function startWebhooks(deps: WebhooksDeps) {
-  const log = deps.log.child({ module: 'webhooks' });
+  const log = moduleLogger(deps.log, 'webhooks');
   if (deps.metrics) registerWebhookMetrics(deps.metrics, deps.db);
   const stopping = new AbortController();
   const connection = redisConnection(deps.config);

@@ -2,7 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { type Clock, offsetClock, systemClock } from '../clock';
 import type { Config } from '../config/config';
 import type { Db } from '../db';
-import type { Logger } from '../logger';
+import { type Logger, moduleLogger } from '../logger';
 import { type Metrics, metricsResponse } from '../metrics';
 import type { ServiceContext } from './context';
 import { callerOf } from './internal-auth';
@@ -34,7 +34,7 @@ export type ServiceDeps = {
  * without it), JSON body rules, the validation hook and the one error mapper. Routes come after.
  */
 export function createServiceApp(deps: ServiceDeps, name: string): ServiceApp {
-  const log = deps.log.child({ module: name });
+  const log = moduleLogger(deps.log, name);
   const base = deps.clock ?? systemClock;
   const app = new OpenAPIHono<ServiceEnv>({ defaultHook: validationHook as never });
   app.onError(onError(log));

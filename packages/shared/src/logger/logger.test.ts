@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { DrizzleQueryError } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { createLogger, redactSecrets } from './logger';
+import { createLogger, moduleLogger, redactSecrets } from './logger';
 
 /** A logger whose lines are kept, to read what it wrote. */
 function capturedLogger() {
@@ -94,5 +94,31 @@ describe('logger redaction', () => {
     expect(logged.stack).toContain('(parameters redacted)');
     expect(logged.params).toBe('[redacted]');
     expect(logged.message).toContain('duplicate key value violates unique constraint');
+  });
+});
+
+describe('module loggers', () => {
+  // pino writes bindings as text, so a key bound twice is there twice; JSON.parse would keep the last and hide it.
+  const moduleKeys = (line: string) => line.match(/"module":/g)?.length ?? 0;
+
+  it("write one module, the most specific, when one is made from another module's logger", () => {
+    const { logger, lines } = capturedLogger();
+    const pipeline = moduleLogger(logger, 'webhooks');
+    const relay = moduleLogger(pipeline, 'outbox-relay');
+    relay.warn('round failed');
+    pipeline.info('started');
+    relay.child({ job: 'x' }).info('job');
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(moduleKeys(line), line).toBe(1);
+    expect(lines.map((line) => JSON.parse(line).module)).toEqual(['outbox-relay', 'webhooks', 'outbox-relay']);
+    expect(JSON.parse(lines[2]!).job).toBe('x');
+  });
+
+  it('keep what the logger they were made from carries besides its module', () => {
+    const { logger, lines } = capturedLogger();
+    const withWorker = logger.child({ worker: 2 });
+    moduleLogger(moduleLogger(withWorker, 'settlement'), 'payout-run').info('ran');
+    expect(moduleKeys(lines[0]!)).toBe(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ worker: 2, module: 'payout-run', msg: 'ran' });
   });
 });

@@ -116,3 +116,19 @@ export function createLogger(
     options.destination ?? pino.destination(1),
   );
 }
+
+/** Each module's logger, and the logger it was made from. */
+const madeFrom = new WeakMap<Logger, Logger>();
+
+/**
+ * The logger of one module: `log` with `module` bound. pino writes a child's bindings after its parent's, so a
+ * module's logger made as a child of another module's wrote `module` twice on every line (the relay's, under the
+ * webhooks pipeline's); given a module's logger, this makes the new one from the logger that one came from, so a line
+ * says the most specific module, once. Anything else a line should carry (a request, a job) is `log.child`.
+ */
+export function moduleLogger(log: Logger, module: string): Logger {
+  const base = madeFrom.get(log) ?? log;
+  const child = base.child({ module });
+  madeFrom.set(child, base);
+  return child;
+}

@@ -1,7 +1,7 @@
 import type { Config } from '@pps/shared/config';
 import type { Db } from '@pps/shared/db';
 import { OUTBOX_CHANNEL } from '@pps/shared/events';
-import type { Logger } from '@pps/shared/logger';
+import { type Logger, moduleLogger } from '@pps/shared/logger';
 import type { Metrics } from '@pps/shared/metrics';
 import type { RedisClient } from '@pps/shared/queues';
 import type { Queue } from 'bullmq';
@@ -43,7 +43,7 @@ export function startOutboxRelay(deps: {
   direct: DirectDeliveries;
   metrics?: Metrics;
 }) {
-  const log = deps.log.child({ module: 'outbox-relay' });
+  const log = moduleLogger(deps.log, 'outbox-relay');
   const staleAfterMs = deps.config.WEBHOOK_STALE_SECONDS * 1000;
   const relayDeps = { db: deps.db, queue: deps.queue, batchSize: BATCH, staleAfterMs };
   const lease = leaseMs(deps.config);
