@@ -8,7 +8,8 @@ import { logLines, startNpmStart } from '../start-process';
  * Where `npm start` listens (HOST): loopback only with the development defaults, so its well-known admin token, the
  * NACHA files behind it and /metrics are not on the LAN; every interface when HOST=0.0.0.0 says so. Judged from
  * outside, by connecting to this machine's own non-loopback address; on a machine without one, by the address the
- * process logs it listens on.
+ * process logs it listens on. The default start is also quiet: no warning but those it means to print, and one
+ * `module` a log line.
  */
 
 const stops: (() => Promise<void>)[] = [];
@@ -40,10 +41,28 @@ function probe(host: string, port: number): Promise<string> {
 const listeningHost = (output: string) =>
   logLines(output).find((line) => line.msg === 'payment processing service listening')?.host;
 
+/**
+ * The warnings and errors of a start, but those a development start means to print (each secret left at its
+ * development default) and the one about the machine's PostgreSQL (the test cluster runs with autovacuum off).
+ */
+const unexpectedWarnings = (output: string) =>
+  logLines(output)
+    .filter((line) => ['warn', 'error', 'fatal'].includes(String(line.level)))
+    .map((line) => String(line.msg))
+    .filter((msg) => !/is not set: using the development default|PostgreSQL autovacuum is off/.test(msg));
+
+/** The raw log lines that name `key` more than once: pino writes a key bound twice twice (JSON.parse keeps the last). */
+const keyTwice = (output: string, key: string) =>
+  output.split('\n').filter((line) => line.startsWith('{') && line.split(`"${key}":`).length > 2);
+
 describe('npm start: HOST', () => {
-  it('listens on 127.0.0.1 only by default (API and demo shop), and prints the development admin token', async () => {
+  it('listens on 127.0.0.1 only by default (API and demo shop), prints the development admin token, warns of nothing else', async () => {
     const started = await startNpmStart();
     stops.push(started.stop);
+    // The relay's first rounds and polls, the workers' first jobs: all run within a second or two of the start.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(unexpectedWarnings(started.output()), started.output()).toEqual([]);
+    expect(keyTwice(started.output(), 'module')).toEqual([]);
 
     expect((await fetch(`http://127.0.0.1:${started.port}/healthz`)).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${started.demoPort}/demo/checkout`)).status).toBe(200);

@@ -32,7 +32,9 @@ const MIN_GAP_MS = 25;
  * them to `direct`, which makes their first attempts (claiming no more while it is full); then, with Redis, it
  * enqueues the jobs of deliveries handed back (retries, reopened ones) and sweeps lapsed leases and stale jobs.
  * Safe in several processes (SKIP LOCKED claims). With Redis down, first attempts still go out; what needs a job
- * waits in PostgreSQL and a later round enqueues it.
+ * waits in PostgreSQL and a later round enqueues it. While the process's Redis client makes its first connection
+ * (the first rounds of a start), a round leaves Redis alone and says so at debug level only: Redis is not down, and
+ * the round that follows its connection does the rest.
  */
 export function startOutboxRelay(deps: {
   config: Config;
@@ -44,6 +46,7 @@ export function startOutboxRelay(deps: {
   metrics?: Metrics;
 }) {
   const log = moduleLogger(deps.log, 'outbox-relay');
+  const connecting = firstConnection(deps.redis);
   const staleAfterMs = deps.config.WEBHOOK_STALE_SECONDS * 1000;
   const relayDeps = { db: deps.db, queue: deps.queue, batchSize: BATCH, staleAfterMs };
   const lease = leaseMs(deps.config);
@@ -60,6 +63,10 @@ export function startOutboxRelay(deps: {
         const { claimed, leased } = await fanOut(relayDeps, lease);
         deps.direct.add(leased);
         if (claimed < BATCH) break;
+      }
+      if (connecting()) {
+        log.debug('redis is still connecting: enqueueing and sweeps wait for the next round');
+        return;
       }
       if (await redisWasEmptied(deps.redis, deps.queue)) {
         const reopened = await reopenInFlightDeliveries(deps.db);
@@ -81,6 +88,8 @@ export function startOutboxRelay(deps: {
       }
     },
   });
+  // Once Redis is ready (at start, and after an outage), what waited for it goes at once, not at the next poll.
+  deps.redis.on('ready', loop.wake);
   // Woken again whenever LISTEN is (re)established: what committed while nobody listened goes out at once.
   const listening = deps.db.$client
     .listen(OUTBOX_CHANNEL, loop.wake, loop.wake)
@@ -91,9 +100,24 @@ export function startOutboxRelay(deps: {
     wake: loop.wake,
     close: async () => {
       stopped = true;
+      deps.redis.off('ready', loop.wake);
       await loop.close();
       const listener = await listening;
       await listener?.unlisten().catch(() => {});
     },
   };
+}
+
+/**
+ * Whether `redis` is still on its first attempt to connect: not ready yet, and neither ready nor failed before. Once it
+ * has been ready, or an attempt has failed, a round that meets Redis away is an outage, and fails as one.
+ */
+function firstConnection(redis: RedisClient): () => boolean {
+  let first = redis.status !== 'ready';
+  const settled = () => {
+    first = false;
+  };
+  redis.once('ready', settled);
+  redis.once('error', settled);
+  return () => first && redis.status !== 'ready';
 }
