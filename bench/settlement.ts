@@ -69,6 +69,8 @@ async function run(workers: number) {
     SETTLEMENT_BATCH_SIZE: BATCH,
     RATE_LIMIT_RPS: '0',
     AUTH_FAILURE_LIMIT: '0',
+    // Two processes on one host: a metrics port each would clash (a taken port stops the process).
+    METRICS_PORT: '0',
   };
   const children: ChildProcess[] = Array.from({ length: workers }, () =>
     spawn(process.execPath, ['--import', 'tsx', 'services/settlement/src/main.ts'], { env, stdio: 'inherit' }),

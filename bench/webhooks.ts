@@ -183,7 +183,16 @@ function spawnWorkers(count: number, env: Record<string, string> = {}): ChildPro
   const prefix = benchQueuePrefix('bench');
   return Array.from({ length: count }, () =>
     spawn(process.execPath, [...NODE_FLAGS, ...args, join(outdir, 'webhooks.js')], {
-      env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'error', DATABASE_URL: url, QUEUE_PREFIX: prefix, ...env },
+      // METRICS_PORT 0: several processes on one host would clash on one (a taken port stops the process).
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'error',
+        DATABASE_URL: url,
+        QUEUE_PREFIX: prefix,
+        METRICS_PORT: '0',
+        ...env,
+      },
       stdio: 'inherit',
     }),
   );

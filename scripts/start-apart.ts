@@ -1,12 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { ConfigError, loadConfig, rolePorts } from '@pps/shared/config';
+import { ConfigError, loadConfig, rolePorts, rolePortVariables } from '@pps/shared/config';
+import { refuseTakenPorts } from '@pps/shared/runtime';
 
 /**
  * `npm run start:apart`: the five process roles of the Compose layout on one machine, each the entry point of its
  * `npm run start:<role>` (from the TypeScript sources), each on its own port (README, Run the services apart). Their
  * output is interleaved line by line behind the role's name; Ctrl-C (or SIGTERM) stops them all and waits for each
- * to drain; when one exits on its own, the others are stopped too, and the exit code is 1.
+ * to drain; when one exits on its own, the others are stopped too, and the exit code is 1. A role's port already in
+ * use stops it before anything starts, with the one line that names the port and its variable.
  */
 let config: ReturnType<typeof loadConfig>;
 try {
@@ -15,7 +17,8 @@ try {
   console.error(error instanceof ConfigError ? error.message : error);
   process.exit(1);
 }
-const ports = rolePorts(config);
+// The children are not given METRICS_PORT (below): each worker serves on its role's port.
+const ports = rolePorts({ ...config, METRICS_PORT: undefined });
 // What a browser or curl on this machine uses to reach a server listening on HOST.
 const reachable = ['0.0.0.0', '::'].includes(config.HOST) ? '127.0.0.1' : config.HOST;
 const url = (port: number) => `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
@@ -49,6 +52,11 @@ const prefixed = (role: string, stream: NodeJS.ReadableStream, out: NodeJS.Writa
   createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY }).on('line', (line) =>
     out.write(`${role.padEnd(width)} | ${line}\n`),
   );
+
+await refuseTakenPorts(
+  roles.map(({ role }) => ({ port: ports[role], variable: rolePortVariables[role] })),
+  config.HOST,
+);
 
 for (const { role } of roles) {
   const served = role === 'settlement' || role === 'webhooks' ? '/healthz, /metrics' : '/healthz, /metrics, its API';

@@ -18,7 +18,7 @@ import { DEV_DEFAULTS } from '@pps/shared/config';
 import { schema } from '@pps/shared/db';
 import { createMetrics, joinClusterMetrics } from '@pps/shared/metrics';
 import { createSettlementTrigger, redisClient } from '@pps/shared/queues';
-import { bootstrap, closeServer, listen, onShutdown, runAsClusterPrimary } from '@pps/shared/runtime';
+import { bootstrap, closeServer, listenOn, onShutdown, runAsClusterPrimary } from '@pps/shared/runtime';
 import { startWebhooks } from '@pps/webhooks';
 import { eq } from 'drizzle-orm';
 
@@ -31,7 +31,13 @@ import { eq } from 'drizzle-orm';
 const { config, log, database } = await bootstrap('pps');
 // WEB_CONCURRENCY > 1: this process only supervises the workers (migrations are applied by now), each of which
 // runs everything below; it exits when they have stopped.
-if (runAsClusterPrimary({ count: config.WEB_CONCURRENCY, log, deadlineMs: config.SHUTDOWN_TIMEOUT_MS + 5000 })) {
+const clustered = await runAsClusterPrimary({
+  count: config.WEB_CONCURRENCY,
+  log,
+  deadlineMs: config.SHUTDOWN_TIMEOUT_MS + 5000,
+  port: { port: config.PORT, variable: 'PORT', host: config.HOST },
+});
+if (clustered) {
   await database.close();
   await new Promise(() => {});
 }
@@ -65,7 +71,7 @@ const gateway = createGatewayApp(
   },
   metrics,
 );
-const { server, port } = await listen(gateway.fetch, config.PORT, config.HOST, config);
+const { server, port } = await listenOn(gateway.fetch, { port: config.PORT, variable: 'PORT', config, log });
 log.info(
   { host: config.HOST, port, pid: process.pid, docs: `${config.PUBLIC_BASE_URL}/docs` },
   'payment processing service listening',

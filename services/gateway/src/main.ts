@@ -1,7 +1,7 @@
 import { systemClock } from '@pps/shared/clock';
 import { createMetrics } from '@pps/shared/metrics';
 import { createSettlementTrigger, redisClient } from '@pps/shared/queues';
-import { bootstrap, closeServer, listen, onShutdown } from '@pps/shared/runtime';
+import { bootstrap, closeServer, listenOn, onShutdown } from '@pps/shared/runtime';
 import { createGatewayApp } from './app';
 import { AuthCache } from './auth/auth-cache';
 import { httpUpstream } from './proxy/upstream';
@@ -35,7 +35,7 @@ const app = createGatewayApp(
   },
   createMetrics({ defaultMetrics: true }),
 );
-const { server, port } = await listen(app.fetch, config.PORT, config.HOST, config);
+const { server, port } = await listenOn(app.fetch, { port: config.PORT, variable: 'PORT', config, log });
 log.info({ host: config.HOST, port }, 'gateway listening');
 onShutdown(log, [
   { name: 'http', close: () => closeServer(server, { log }) },

@@ -1,6 +1,6 @@
 import { systemClock } from '@pps/shared/clock';
 import { createMetrics } from '@pps/shared/metrics';
-import { bootstrap, closeServer, listen, onShutdown } from '@pps/shared/runtime';
+import { bootstrap, closeServer, listenOn, onShutdown } from '@pps/shared/runtime';
 import { createMerchantsApp } from './app';
 
 /** Runs the merchants service alone, behind a gateway that signs each call (INTERNAL_SECRET). */
@@ -16,7 +16,12 @@ const app = createMerchantsApp({
   metrics,
   standalone: true,
 });
-const { server, port } = await listen(app.fetch, config.MERCHANTS_PORT, config.HOST, config);
+const { server, port } = await listenOn(app.fetch, {
+  port: config.MERCHANTS_PORT,
+  variable: 'MERCHANTS_PORT',
+  config,
+  log,
+});
 log.info({ host: config.HOST, port }, 'merchants listening');
 onShutdown(log, [
   { name: 'http', close: () => closeServer(server, { log }) },

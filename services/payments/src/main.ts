@@ -1,6 +1,6 @@
 import { systemClock } from '@pps/shared/clock';
 import { createMetrics } from '@pps/shared/metrics';
-import { bootstrap, closeServer, listen, onShutdown } from '@pps/shared/runtime';
+import { bootstrap, closeServer, listenOn, onShutdown } from '@pps/shared/runtime';
 import { createPaymentsApp } from './app';
 
 /** Runs the payments service alone, behind a gateway that signs each call (INTERNAL_SECRET). */
@@ -16,7 +16,12 @@ const app = createPaymentsApp({
   metrics,
   standalone: true,
 });
-const { server, port } = await listen(app.fetch, config.PAYMENTS_PORT, config.HOST, config);
+const { server, port } = await listenOn(app.fetch, {
+  port: config.PAYMENTS_PORT,
+  variable: 'PAYMENTS_PORT',
+  config,
+  log,
+});
 log.info({ host: config.HOST, port }, 'payments listening');
 onShutdown(log, [
   { name: 'http', close: () => closeServer(server, { log }) },

@@ -288,6 +288,15 @@ export type WorkerRole = 'settlement' | 'webhooks';
 export const workerMetricsPort = (config: Config, role: WorkerRole): number =>
   config.METRICS_PORT ?? (role === 'settlement' ? config.SETTLEMENT_METRICS_PORT : config.WEBHOOKS_METRICS_PORT);
 
+/** The variable that sets each role's port: what to change when the port is taken. */
+export const rolePortVariables = {
+  gateway: 'PORT',
+  payments: 'PAYMENTS_PORT',
+  merchants: 'MERCHANTS_PORT',
+  settlement: 'SETTLEMENT_METRICS_PORT',
+  webhooks: 'WEBHOOKS_METRICS_PORT',
+} as const;
+
 /**
  * The port of each process role run apart (`npm run start:apart`, README), each serving its `/healthz` and `/metrics`
  * there; distinct by default, and from the demo shop's (`DEMO_PORT`).

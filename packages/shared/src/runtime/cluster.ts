@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from '../logger';
 import { aggregateWorkerMetrics } from '../metrics/cluster';
+import { type NamedPort, refuseTakenPorts } from './ports';
 import { exitAfterLogs } from './serve';
 
 /** A worker that dies this soon after it started is not restarted again at once (a crash loop waits). */
@@ -12,11 +13,19 @@ const RESTART_BACKOFF_MS = 1000;
  * and on SIGTERM/SIGINT passes the signal to every worker (each drains its requests and closes its pools) and
  * exits once they all have, or after `deadlineMs` with SIGKILL for the rest. In a worker, or with `count` 1, it
  * returns false and the caller starts the service as usual. `WORKER_INDEX` tells a worker which one it is.
- * The primary also answers `/metrics` for the whole cluster: workers that `joinClusterMetrics` are summed.
+ * The primary also answers `/metrics` for the whole cluster: workers that `joinClusterMetrics` are summed. Before
+ * forking it makes sure `port`, which the workers will share, is free: taken, each worker would say so, die and be
+ * started again, forever; the primary says it once and exits 1.
  */
-export function runAsClusterPrimary(options: { count: number; log: Logger; deadlineMs: number }): boolean {
+export async function runAsClusterPrimary(options: {
+  count: number;
+  log: Logger;
+  deadlineMs: number;
+  port: NamedPort & { host: string };
+}): Promise<boolean> {
   const { count, log, deadlineMs } = options;
   if (count <= 1 || !cluster.isPrimary) return false;
+  await refuseTakenPorts([options.port], options.port.host, log);
   let stopping = false;
   aggregateWorkerMetrics(log);
   const fork = (index: number) => {

@@ -1,15 +1,16 @@
 import { Hono } from 'hono';
-import { type Config, type WorkerRole, workerMetricsPort } from '../config';
+import { type Config, rolePortVariables, type WorkerRole, workerMetricsPort } from '../config';
 import { notFoundHandler, requestId } from '../http';
 import type { Logger } from '../logger';
 import { type Metrics, metricsResponse } from '../metrics';
-import { closeServer, listen } from './serve';
+import { listenOn } from './ports';
+import { closeServer } from './serve';
 
 /**
  * A worker process's only HTTP (settlement, webhooks): `GET /metrics` (what this process did, process metrics) and
  * `GET /healthz`, on its role's port (SETTLEMENT_METRICS_PORT, WEBHOOKS_METRICS_PORT, or METRICS_PORT for this
- * process; 0: none). A port already taken (several processes of one role on one host, all on its default) is logged
- * and the workers run on without it: their work matters more than being scraped.
+ * process; 0: none). A port already taken ends the process with a line naming the variable to change: run on
+ * without it, the process would answer no probe, and a probe of that port would reach whatever holds it.
  */
 export async function serveWorkerMetrics(deps: {
   config: Config;
@@ -26,15 +27,8 @@ export async function serveWorkerMetrics(deps: {
   app.get('/metrics', () => metricsResponse(metrics));
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.notFound(notFoundHandler());
-  try {
-    const { server, port } = await listen(app.fetch, wanted, config.HOST, config);
-    log.info({ host: config.HOST, port }, `${deps.role} metrics listening`);
-    return { port, close: () => closeServer(server, { log }) };
-  } catch (error) {
-    log.warn(
-      { err: error, port: wanted },
-      'metrics port unavailable: this process serves no /metrics (give each process its own METRICS_PORT, or 0)',
-    );
-    return undefined;
-  }
+  const variable = config.METRICS_PORT === undefined ? rolePortVariables[deps.role] : 'METRICS_PORT';
+  const { server, port } = await listenOn(app.fetch, { port: wanted, variable, config, log });
+  log.info({ host: config.HOST, port }, `${deps.role} metrics listening`);
+  return { port, close: () => closeServer(server, { log }) };
 }
