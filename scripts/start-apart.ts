@@ -59,7 +59,10 @@ await refuseTakenPorts(
 );
 
 for (const { role } of roles) {
-  const served = role === 'settlement' || role === 'webhooks' ? '/healthz, /metrics' : '/healthz, /metrics, its API';
+  const served =
+    role === 'settlement' || role === 'webhooks'
+      ? '/healthz, /readyz, /metrics'
+      : '/healthz, /readyz, /metrics, its API';
   console.log(`${role.padEnd(width)} | ${ports[role] === 0 ? 'no HTTP (port 0)' : `${url(ports[role])} (${served})`}`);
 }
 

@@ -128,7 +128,7 @@ describe('npm run start:apart', () => {
 
     await Promise.all(Object.entries(urls).map(([name, url]) => up(name, url, detail)));
     for (const [name, url] of Object.entries(urls)) {
-      expect(output, detail()).toContain(`${name.padEnd(10)} | ${url} (/healthz, /metrics`);
+      expect(output, detail()).toContain(`${name.padEnd(10)} | ${url} (/healthz, /readyz, /metrics`);
       await scrape(url);
     }
     // The gateway found the services the script started: an account's call forwarded to merchants.

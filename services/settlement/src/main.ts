@@ -7,8 +7,16 @@ const { config, log, database } = await bootstrap('settlement');
 const metrics = createMetrics({ defaultMetrics: true });
 const settlement = await startSettlement({ config, db: database.db, log, metrics });
 log.info('settlement workers started');
-// Prometheus scrapes this process on SETTLEMENT_METRICS_PORT (9464): the passes and records it settled itself.
-const metricsServer = await serveWorkerMetrics({ config, log, metrics, role: 'settlement' });
+// Prometheus scrapes this process on SETTLEMENT_METRICS_PORT (9464): the passes and records it settled itself; its
+// /readyz is there too.
+const metricsServer = await serveWorkerMetrics({
+  config,
+  log,
+  metrics,
+  role: 'settlement',
+  db: database.db,
+  redis: settlement.redis,
+});
 onShutdown(log, [
   { name: 'workers', close: settlement.close },
   // After the workers: scrapes still answer while the batch in flight finishes.

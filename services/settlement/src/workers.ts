@@ -76,6 +76,8 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
 
   return {
     queues: { maintenance, settlement },
+    /** The queues' and workers' connection: what the process's `/readyz` asks of Redis. */
+    redis: connection,
     close: async () => {
       stopping.abort();
       await Promise.all(workers.map((worker) => worker.close()));

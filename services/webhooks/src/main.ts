@@ -10,7 +10,14 @@ const { config, log, database } = await bootstrap('webhooks');
 const metrics = createMetrics({ defaultMetrics: true });
 const webhooks = await startWebhooks({ config, db: database.db, log, metrics });
 log.info('webhook relay and delivery workers started');
-const metricsServer = await serveWorkerMetrics({ config, log, metrics, role: 'webhooks' });
+const metricsServer = await serveWorkerMetrics({
+  config,
+  log,
+  metrics,
+  role: 'webhooks',
+  db: database.db,
+  redis: webhooks.redis,
+});
 onShutdown(log, [
   { name: 'workers', close: webhooks.close },
   ...(metricsServer ? [{ name: 'metrics http', close: metricsServer.close }] : []),

@@ -72,6 +72,8 @@ export async function startWebhooks(deps: WebhooksDeps) {
 
   return {
     queues: { webhooks },
+    /** The delivery workers' connection: what the process's `/readyz` asks of Redis. */
+    redis: connection,
     close: async () => {
       stopping.abort();
       await relay?.close();

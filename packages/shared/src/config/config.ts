@@ -53,9 +53,9 @@ export const configSchema = z.object({
   PAYMENTS_PORT: port.default(8082),
   MERCHANTS_PORT: port.default(8083),
   /**
-   * A settlement or webhooks process's `/metrics` and `/healthz` (they have no other HTTP port), each role on its
-   * own default so both run side by side on one host; 0 is off. 9464 is the usual Prometheus exporter port. The
-   * HTTP services serve `/metrics` and `/healthz` on their own port and ignore these.
+   * A settlement or webhooks process's `/metrics`, `/healthz` and `/readyz` (they have no other HTTP port), each role
+   * on its own default so both run side by side on one host; 0 is off. 9464 is the usual Prometheus exporter port.
+   * The HTTP services serve the three on their own port and ignore these.
    */
   SETTLEMENT_METRICS_PORT: port.default(9464),
   WEBHOOKS_METRICS_PORT: port.default(9465),
@@ -281,10 +281,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
 }
 
-/** The processes whose only HTTP server is the one for `/metrics` and `/healthz`. */
+/** The processes whose only HTTP server is the one for `/metrics`, `/healthz` and `/readyz`. */
 export type WorkerRole = 'settlement' | 'webhooks';
 
-/** Where a settlement or webhooks process serves `/metrics` and `/healthz`: METRICS_PORT, else its role's port. */
+/** Where a settlement or webhooks process serves `/metrics` and its health: METRICS_PORT, else its role's port. */
 export const workerMetricsPort = (config: Config, role: WorkerRole): number =>
   config.METRICS_PORT ?? (role === 'settlement' ? config.SETTLEMENT_METRICS_PORT : config.WEBHOOKS_METRICS_PORT);
 
@@ -298,8 +298,8 @@ export const rolePortVariables = {
 } as const;
 
 /**
- * The port of each process role run apart (`npm run start:apart`, README), each serving its `/healthz` and `/metrics`
- * there; distinct by default, and from the demo shop's (`DEMO_PORT`).
+ * The port of each process role run apart (`npm run start:apart`, README), each serving its `/healthz`, `/readyz` and
+ * `/metrics` there; distinct by default, and from the demo shop's (`DEMO_PORT`).
  */
 export const rolePorts = (config: Config) => ({
   gateway: config.PORT,

@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { type Clock, offsetClock, systemClock } from '../clock';
 import type { Config } from '../config/config';
 import type { Db } from '../db';
+import { databaseCheck, readyz } from '../health';
 import { type Logger, moduleLogger } from '../logger';
 import { type Metrics, metricsResponse } from '../metrics';
 import type { ServiceContext } from './context';
@@ -39,8 +40,12 @@ export function createServiceApp(deps: ServiceDeps, name: string): ServiceApp {
   const app = new OpenAPIHono<ServiceEnv>({ defaultHook: validationHook as never });
   app.onError(onError(log));
   app.notFound(notFoundHandler(() => registeredRoutes(app)));
-  // Liveness for a container healthcheck (docker-compose.yml), before the signature check: it reveals nothing.
+  // Liveness and readiness for a container healthcheck (docker-compose.yml), before the signature check: they reveal
+  // nothing but check names and states. Readiness asks the pool GETs read on, which no burst of writes queues behind.
+  // Redis is not asked: neither service uses it.
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  const database = databaseCheck((deps.readDb ?? deps.db).$client);
+  app.get('/readyz', () => readyz({ required: { database } }));
   app.use('*', requestId());
   if (deps.standalone && deps.metrics) {
     const metrics = deps.metrics;
