@@ -109,19 +109,19 @@ describe('docker-compose.yml', () => {
       for (const secret of SECRETS) expect(service.environment?.[secret], `${name} ${secret}`).toBe(values[secret]);
     }
 
-    // Every long-running service has a healthcheck; ours ask their own port (the image has no curl).
+    // Every long-running service has a healthcheck; ours ask the /readyz of their own port (the image has no curl).
     for (const [name, service] of Object.entries(services)) {
       if (name === 'pps-image') continue;
       expect(service.healthcheck?.test?.length, name).toBeGreaterThan(1);
     }
     const probe = (name: string) => services[name]?.healthcheck?.test?.join(' ') ?? '';
     expect(probe('gateway')).toContain(`127.0.0.1:${services.gateway?.environment?.PORT}/readyz`);
-    expect(probe('payments')).toContain(`127.0.0.1:${services.payments?.environment?.PAYMENTS_PORT}/healthz`);
-    expect(probe('merchants')).toContain(`127.0.0.1:${services.merchants?.environment?.MERCHANTS_PORT}/healthz`);
+    expect(probe('payments')).toContain(`127.0.0.1:${services.payments?.environment?.PAYMENTS_PORT}/readyz`);
+    expect(probe('merchants')).toContain(`127.0.0.1:${services.merchants?.environment?.MERCHANTS_PORT}/readyz`);
     // The workers' metrics servers on their roles' default ports (SETTLEMENT_METRICS_PORT, WEBHOOKS_METRICS_PORT).
     const defaults = rolePorts(loadConfig({}));
-    expect(probe('settlement')).toContain(`127.0.0.1:${defaults.settlement}/healthz`);
-    expect(probe('webhooks')).toContain(`127.0.0.1:${defaults.webhooks}/healthz`);
+    expect(probe('settlement')).toContain(`127.0.0.1:${defaults.settlement}/readyz`);
+    expect(probe('webhooks')).toContain(`127.0.0.1:${defaults.webhooks}/readyz`);
     expect(services.gateway?.environment?.PAYMENTS_URL).toBe(
       `http://payments:${services.payments?.environment?.PAYMENTS_PORT}`,
     );
