@@ -237,6 +237,59 @@ export const isoDateParam = (name: string) =>
     })
     .openapi({ type: 'string', format: 'date-time', param: { name, in: 'query' } });
 
+/** An optional ISO 8601 instant query parameter (`createdGte`, `createdLte`): a date-time with its offset, as a Date. */
+const instantParam = (name: string, description: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value === '') return undefined;
+      if (!z.iso.datetime({ offset: true }).safeParse(value).success) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${name} must be an ISO 8601 instant: a date-time with its offset, like 2026-11-29T00:00:00Z`,
+        });
+        return z.NEVER;
+      }
+      return new Date(value);
+    })
+    .openapi({
+      type: 'string',
+      format: 'date-time',
+      param: { name, in: 'query' },
+      description,
+      example: '2026-11-29T00:00:00Z',
+    });
+
+/** An optional query parameter of integer cents (`amountGte`, `amountLte`), as a number. */
+const centsParam = (name: string, description: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value === '') return undefined;
+      if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be integer cents, a string of digits` });
+        return z.NEVER;
+      }
+      return Number(value);
+    })
+    .openapi({ type: 'string', pattern: '^\\d+$', param: { name, in: 'query' }, description, example: '1000' });
+
+/** An optional text query parameter checked by `valid` (`message` when it is not); an empty value is no filter. */
+const checkedParam = (valid: (value: string) => boolean, message: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value === '') return undefined;
+      if (!valid(value)) {
+        ctx.addIssue({ code: 'custom', message });
+        return z.NEVER;
+      }
+      return value;
+    });
+
 const merchantQuery = (name: 'id' | 'merchantId', description: string) =>
   z
     .string()
@@ -245,8 +298,11 @@ const merchantQuery = (name: 'id' | 'merchantId', description: string) =>
 
 export const listPaymentsQuerySchema = listQuery(
   {
-    id: merchantQuery('id', 'Merchant id: this or merchantId is required (both must name the same merchant)'),
-    merchantId: merchantQuery('merchantId', 'Merchant id, as every other list names it: the same as id'),
+    id: merchantQuery('id', "Merchant id, the spec's name for merchantId (both given must name the same merchant)"),
+    merchantId: merchantQuery(
+      'merchantId',
+      "Only this merchant's records, as primary or as split merchant; without it (or id), the account's",
+    ),
     status: z.enum(paymentStatuses).optional(),
     paymentType: paymentAttributesResponseSchema.shape.paymentType
       .optional()
@@ -262,22 +318,66 @@ export const listPaymentsQuerySchema = listQuery(
         description: 'Only records whose invoice is exactly this',
         example: 'INV-1',
       }),
+    last4: checkedParam((value) => /^\d{4}$/.test(value), "last4 must be the card's last four digits").openapi({
+      type: 'string',
+      pattern: '^\\d{4}$',
+      param: { name: 'last4', in: 'query' },
+      description: "Only records of the card whose last four digits these are (a payment, and its refunds' records)",
+      example: '4242',
+    }),
+    customerEmail: checkedParam(
+      (value) => value.length <= 254 && z.email().safeParse(value).success,
+      'customerEmail must be an email address',
+    ).openapi({
+      type: 'string',
+      format: 'email',
+      param: { name: 'customerEmail', in: 'query' },
+      description:
+        'Only records paid with a vault token of a customer with this email (in any case); a token without a ' +
+        'customer never matches',
+      example: 'ada@example.com',
+    }),
+    amountGte: centsParam('amountGte', 'Amount at least this many cents (inclusive)'),
+    amountLte: centsParam('amountLte', 'Amount at most this many cents (inclusive)'),
+    createdGte: instantParam('createdGte', 'Created at or after this instant (inclusive)'),
+    createdLte: instantParam('createdLte', 'Created at or before this instant (inclusive)'),
     startDate: isoDateParam('startDate').openapi({ description: 'Created at or after (inclusive)' }),
     endDate: isoDateParam('endDate').openapi({ description: 'Created before (exclusive)' }),
   },
-  { type: 'the record type filter is paymentType', merchant: 'the merchant is id or merchantId' },
+  {
+    type: 'the record type filter is paymentType',
+    merchant: 'the merchant is id or merchantId',
+    email: 'the customer filter is customerEmail',
+    amount: 'the amount filters are amountGte and amountLte, in cents',
+  },
 );
+
+const paymentListDocument = listDocument(paymentSummarySchema);
+
+/** The payments list's document: `meta.totalCapped` says a total counted only up to its bound. */
+const paymentListSchema = paymentListDocument.extend({
+  meta: paymentListDocument.shape.meta.extend({
+    totalCapped: z
+      .literal(true)
+      .optional()
+      .openapi({
+        description:
+          "Present when total was counted only up to its bound (1,000, or the page's end when further): more records " +
+          'match than total says',
+      }),
+  }),
+});
 
 export const listPaymentsRoute = createRoute({
   method: 'get',
   path: '/payments',
   operationId: 'listPayments',
   tags: ['Payments'],
-  summary: "A merchant's payments and their children, newest first",
+  summary: "The account's payments and their children, or one merchant's, newest first",
   security: authenticated,
   request: { query: listPaymentsQuerySchema },
   responses: {
-    200: jsonResponse('A page of payments', listDocument(paymentSummarySchema)),
+    200: jsonResponse('A page of payments', paymentListSchema),
     ...authenticatedErrors(400, 403),
   },
 });

@@ -18,19 +18,26 @@ export function requestUrl(c: Context, baseUrl: string): string {
 
 export const single = <R extends ResourceObject>(self: string, data: R) => ({ links: { self }, data });
 
-export type PageMeta = { total: number; limit: number; offset: number; hasMore: boolean };
-
-/** What a list page knows: its filter's total, the limit and offset asked, and, read from a cursor, its travel. */
-export type Page = { total: number; limit: number; offset: number; travel?: Travel };
+export type PageMeta = { total: number; limit: number; offset: number; hasMore: boolean; totalCapped?: true };
 
 /**
- * A list document: links {self, next}, data, meta {total, limit, offset, hasMore}. `hasMore`: read from a cursor,
- * whether more items lie beyond the page in its direction of travel; else whether the total goes past it.
+ * What a list page knows: its filter's total, the limit and offset asked, and, read from a cursor, its travel.
+ * `totalCapped`: the total was counted only up to a bound, and more items match than it says.
+ */
+export type Page = { total: number; totalCapped?: boolean; limit: number; offset: number; travel?: Travel };
+
+/**
+ * A list document: links {self, next}, data, meta {total, limit, offset, hasMore}, and `totalCapped: true` when the
+ * total stopped at its bound. `hasMore`: read from a cursor, whether more items lie beyond the page in its
+ * direction of travel; else whether the total goes past it (a capped total always does: it is counted at least to
+ * the page's end).
  * `links.next` goes on from the page's last item (`startingAfter`), or toward newer items from its first
  * (`endingBefore`) when the page went that way, never by offset: following it never reads the pages before.
  */
 export function list<R extends { id: string }>(c: Context, baseUrl: string, data: R[], page: Page) {
-  const hasMore = page.travel ? page.travel.hasMore : page.offset + data.length < page.total;
+  const hasMore = page.travel
+    ? page.travel.hasMore
+    : page.totalCapped === true || page.offset + data.length < page.total;
   const self = requestUrl(c, baseUrl);
   const first = data[0];
   const last = data[data.length - 1];
@@ -46,6 +53,12 @@ export function list<R extends { id: string }>(c: Context, baseUrl: string, data
   return {
     links: { self, next },
     data,
-    meta: { total: page.total, limit: page.limit, offset: page.offset, hasMore } satisfies PageMeta,
+    meta: {
+      total: page.total,
+      limit: page.limit,
+      offset: page.offset,
+      hasMore,
+      ...(page.totalCapped ? { totalCapped: true as const } : {}),
+    } satisfies PageMeta,
   };
 }

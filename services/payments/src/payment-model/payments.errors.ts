@@ -84,6 +84,14 @@ export const paymentErrors = {
     }),
   invalidMerchantId: (detail: string, parameter: 'id' | 'merchantId' = 'id') =>
     new ApiError({ status: 400, code: 'invalid_merchant_id', detail, parameter }),
+  /** GET /payments?amountGte=&amountLte=: a range whose end is below its start matches nothing by mistake. */
+  amountRange: () =>
+    new ApiError({
+      status: 400,
+      code: 'invalid_field',
+      detail: 'amountLte must not be less than amountGte',
+      parameter: 'amountLte',
+    }),
   /** GET /payments names its merchant by `id` or `merchantId`: two different ones is no one list. */
   twoMerchants: (id: string, merchantId: string) =>
     new ApiError({

@@ -1,24 +1,6 @@
 import type { DbOrTx } from '@pps/shared/db';
-import {
-  countedLists,
-  type Keyset,
-  keptCount,
-  keysetPage,
-  keysetRead,
-  mapSent,
-  type Part,
-  placeIn,
-  rowMapper,
-  type Sent,
-  schema,
-  send,
-  type Travel,
-  tableCodec,
-  texts,
-} from '@pps/shared/db';
-import type { PaymentStatus } from '@pps/shared/states';
-import { and, count, eq, getTableColumns, gte, lt, ne, or, type SQL } from 'drizzle-orm';
-import { unionAll } from 'drizzle-orm/pg-core';
+import { mapSent, type Part, rowMapper, type Sent, schema, send, tableCodec, texts } from '@pps/shared/db';
+import { getTableColumns } from 'drizzle-orm';
 
 const { merchants, paymentClaims, payments } = schema;
 
@@ -251,79 +233,4 @@ export function findChildrenOf(db: DbOrTx, parentIds: string[]): Sent<Map<string
     }
     return byParent;
   });
-}
-
-export type PaymentListFilter = {
-  merchantId: string;
-  status?: PaymentStatus;
-  paymentType?: Payment['paymentType'];
-  /** Exact match. */
-  invoice?: string;
-  startDate?: Date;
-  endDate?: Date;
-  limit: number;
-  offset: number;
-  /** The page starts at a cursor item's place (`paymentPlace`), not at the newest record. */
-  keyset?: Keyset;
-};
-
-/** The merchant's records, as primary or as split receiver: the scope of its list, and of a cursor in it. */
-const ofMerchant = (merchantId: string) =>
-  or(eq(payments.merchantId, merchantId), eq(payments.splitMerchantId, merchantId));
-
-/** A record's place in the merchant's list, for a cursor; undefined when it is no record of the merchant's. */
-export const paymentPlace = (db: DbOrTx, merchantId: string, id: string) =>
-  placeIn(db, payments, id, ofMerchant(merchantId));
-
-/**
- * A merchant's records, as primary or as split receiver, newest first, with the total of the filter. The page is
- * a union of the two roles, each read newest first along its own index and cut at the page's end, so a page reads
- * about its own rows; `merchant_id = $1 or split_merchant_id = $1` read every record of the merchant and sorted
- * them for each page (docs/decisions.md, Performance: scans that grew with the tables). From a cursor, each role
- * starts at the cursor's place along its index, so a deep page reads no more than the first. A split never names
- * its primary merchant, so the roles never overlap; the second branch says so anyway. A listing is the builder's
- * (its filters vary), and gives the same `Payment` as a read by id.
- */
-export async function listMerchantPayments(
-  db: DbOrTx,
-  filter: PaymentListFilter,
-): Promise<{ rows: Payment[]; total: number; travel?: Travel }> {
-  // A new payment between its phases is its claim, not listed (docs/design.md): listed once its outcome is recorded.
-  const conditions: SQL[] = [];
-  if (filter.status) conditions.push(eq(payments.status, filter.status));
-  // Neither has an index of its own (no migration for a filter): each role still reads along its merchant index,
-  // newest first, and skips the records that do not match, so a rare invoice may scan much of the merchant's records.
-  if (filter.paymentType) conditions.push(eq(payments.paymentType, filter.paymentType));
-  if (filter.invoice !== undefined) conditions.push(eq(payments.invoice, filter.invoice));
-  if (filter.startDate) conditions.push(gte(payments.createdAt, filter.startDate));
-  if (filter.endDate) conditions.push(lt(payments.createdAt, filter.endDate));
-  const asPrimary = eq(payments.merchantId, filter.merchantId);
-  const asSplit = and(eq(payments.splitMerchantId, filter.merchantId), ne(payments.merchantId, filter.merchantId));
-  const read = keysetRead(payments, filter.keyset, filter.limit);
-  const role = (which: SQL | undefined) =>
-    db
-      .select()
-      .from(payments)
-      .where(and(which, read.where, ...conditions))
-      .orderBy(...read.orderBy)
-      .limit(filter.offset + read.limit);
-  const [rows, totals] = await Promise.all([
-    unionAll(role(asPrimary), role(asSplit))
-      .orderBy(...read.orderBy)
-      .limit(read.limit)
-      .offset(filter.offset),
-    // The kept counts are by merchant and status only: any other filter is counted from its rows.
-    filter.startDate || filter.endDate || filter.paymentType || filter.invoice !== undefined
-      ? db
-          .select({ total: count() })
-          .from(payments)
-          .where(and(ofMerchant(filter.merchantId), ...conditions))
-          .then(([counted]) => counted?.total ?? 0)
-      : keptCount(db, {
-          list: countedLists.payments,
-          scope: filter.merchantId,
-          buckets: filter.status ? [filter.status] : undefined,
-        }),
-  ]);
-  return { ...keysetPage(rows, filter.limit, filter.keyset), total: totals };
 }

@@ -19,16 +19,10 @@ import { type IdempotentResponse, type IdempotentRun, idempotencyKeyOf, keyClaim
 import { beginAchDebit } from '../new-payments/ach-debit.usecases';
 import { beginCharge, type CardPaymentInput, type ChargeDeps } from '../new-payments/charge-card.usecases';
 import { runInPhases } from '../new-payments/run-in-phases';
+import { listPaymentRecords, paymentPlace } from '../payment-model/payment-list.repository';
 import { paymentErrors } from '../payment-model/payments.errors';
 import { paymentResource, paymentStatusDocument, paymentSummary } from '../payment-model/payments.presenter';
-import {
-  findChildren,
-  findMerchant,
-  findPayment,
-  listMerchantPayments,
-  type Payment,
-  paymentPlace,
-} from '../payment-model/payments.repository';
+import { findChildren, findMerchant, findPayment, type Payment } from '../payment-model/payments.repository';
 import type { ProcessorAnswer } from '../processor/processor';
 
 /** New payments' dependencies, and the group commit of operations on existing ones. */
@@ -146,31 +140,58 @@ export type ListPaymentsInput = PageQuery & {
   invoice?: string;
   startDate?: Date;
   endDate?: Date;
+  last4?: string;
+  customerEmail?: string;
+  amountGte?: number;
+  amountLte?: number;
+  createdGte?: Date;
+  createdLte?: Date;
 };
 
 /**
  * The merchant a list names, and by which parameter: the spec's `id`, or `merchantId` as every other list says;
- * both may be given when they name the same merchant.
+ * both may be given when they name the same merchant. Neither: the list is the account's.
  */
-function listedMerchant(input: ListPaymentsInput): { merchantId: string; parameter: 'id' | 'merchantId' } {
+function listedMerchant(input: ListPaymentsInput): { merchantId: string; parameter: 'id' | 'merchantId' } | undefined {
   const id = input.id?.trim() || undefined;
   const merchantId = input.merchantId?.trim() || undefined;
   if (id && merchantId && id !== merchantId) throw paymentErrors.twoMerchants(id, merchantId);
   if (merchantId) return { merchantId, parameter: 'merchantId' };
   if (id) return { merchantId: id, parameter: 'id' };
-  throw paymentErrors.invalidMerchantId('id or merchantId (the merchant id) is required');
+  return undefined;
 }
 
-/** GET /payments?id=: a merchant's records (as primary or split receiver), children included, newest first. */
-export async function listPayments({ ctx, input }: { ctx: ServiceContext; input: ListPaymentsInput }) {
-  const { merchantId, parameter } = listedMerchant(input);
-  const merchant = isId('merchant', merchantId) ? await findMerchant(ctx.db, merchantId) : undefined;
-  if (!merchant) throw paymentErrors.invalidMerchantId(`No merchant ${merchantId}`, parameter);
-  ownedBy(merchant, ctx, 'merchant', merchantId, { parameter });
+/** Each range must run forward: one ending before it starts is a mistake, not an empty list. */
+function assertRanges(input: ListPaymentsInput) {
   if (input.startDate && input.endDate && input.startDate > input.endDate) throw invalidDateRange();
-  const keyset = await keysetOf(input, (id) => paymentPlace(ctx.db, merchantId, id));
-  const { rows, total, travel } = await listMerchantPayments(ctx.db, { ...input, merchantId, keyset });
-  return { data: rows.map(paymentSummary), page: { total, limit: input.limit, offset: input.offset, travel } };
+  if (input.createdGte && input.createdLte && input.createdGte > input.createdLte) {
+    throw invalidDateRange({ parameter: 'createdLte' }, 'createdLte must not be before createdGte');
+  }
+  if (input.amountGte !== undefined && input.amountLte !== undefined && input.amountGte > input.amountLte) {
+    throw paymentErrors.amountRange();
+  }
+}
+
+/**
+ * GET /payments: the account's records, or one merchant's (as primary or split receiver), children included,
+ * newest first, filtered.
+ */
+export async function listPayments({ ctx, input }: { ctx: ServiceContext; input: ListPaymentsInput }) {
+  const listed = listedMerchant(input);
+  if (listed) {
+    const { merchantId, parameter } = listed;
+    const merchant = isId('merchant', merchantId) ? await findMerchant(ctx.db, merchantId) : undefined;
+    if (!merchant) throw paymentErrors.invalidMerchantId(`No merchant ${merchantId}`, parameter);
+    ownedBy(merchant, ctx, 'merchant', merchantId, { parameter });
+  }
+  assertRanges(input);
+  const scope = { accountId: ctx.accountId, merchantId: listed?.merchantId };
+  const keyset = await keysetOf(input, (id) => paymentPlace(ctx.db, scope, id));
+  const { rows, total, totalCapped, travel } = await listPaymentRecords(ctx.db, { ...input, ...scope, keyset });
+  return {
+    data: rows.map(paymentSummary),
+    page: { total, totalCapped, limit: input.limit, offset: input.offset, travel },
+  };
 }
 
 /** GET /payments/states: the state machine as data. */
