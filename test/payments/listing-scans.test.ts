@@ -63,7 +63,10 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-/** Calls a listing; the rows the statement that reads its page read from `table`, and the page it answered. */
+/**
+ * Calls a listing; the rows the statement that reads its page read from `table`, the rows its total's count read,
+ * and the page it answered. A statement sent after a `set local` (the payments list by key) is explained under it.
+ */
 async function listing(path: string, table: string) {
   sent.length = 0;
   listening = true;
@@ -72,9 +75,17 @@ async function listing(path: string, table: string) {
   expect(response.status).toBe(200);
   const pages = sent.filter(({ text }) => /^\s*\(?select/i.test(text) && text.includes(`from "${table}"`));
   const page = pages.filter(({ text }) => !/count\(/i.test(text));
+  const counts = pages.filter(({ text }) => /count\(/i.test(text));
   expect(page).toHaveLength(1);
-  const { read } = await rowsRead(stack.sql, page[0]!, table);
-  return { read, items: response.body.data.length as number };
+  const settings = sent.filter(({ text }) => /^\s*set local /i.test(text));
+  const explained = (statement: (typeof sent)[number]) =>
+    stack.sql.begin(async (tx) => {
+      for (const setting of settings) await tx.unsafe(setting.text);
+      return rowsRead(tx, statement, table);
+    });
+  const { read } = await explained(page[0]!);
+  const counted = counts.length === 1 ? (await explained(counts[0]!)).read : undefined;
+  return { read, counted, items: response.body.data.length as number };
 }
 
 describe('what a listing reads', () => {
@@ -132,5 +143,101 @@ describe('what a listing reads', () => {
     const failed = await listing(`/events?type=payment.failed&limit=${PAGE}`, 'events');
     expect(failed.items).toBe(1);
     expect(failed.read).toBe(1);
+  });
+});
+
+describe('what the payments list reads by each filter, at a merchant and across the account', () => {
+  let merchant: string;
+  const heavyEmail = 'Heavy.Buyer@example.com';
+
+  beforeAll(async () => {
+    merchant = await createMerchant(stack, creds);
+    const customer = async (name: string, email: string) =>
+      (
+        await stack.call('POST', '/customers', {
+          as: creds,
+          body: { data: { type: 'customers', attributes: { name, email } } },
+        })
+      ).body.data.id as string;
+    const [heavy, rare] = await Promise.all([
+      customer('Heavy Buyer', heavyEmail),
+      customer('Rare Buyer', 'rare@example.com'),
+    ]);
+    const heavyToken = await createCardToken(stack, creds, cards.mastercard, { customerId: heavy });
+    const rareToken = await createCardToken(stack, creds, cards.visa2, { customerId: rare });
+    const rarePayment = (await createPayment(stack, creds, tokenv3Body({ merchantId: merchant, tokenId: rareToken })))
+      .body.data.id;
+    const heavyPayment = (await createPayment(stack, creds, tokenv3Body({ merchantId: merchant, tokenId: heavyToken })))
+      .body.data.id;
+    // Behind every other record of the merchant: a walk along its created index would read them all first.
+    await stack.sql`update payments set created_at = now() - interval '3 days' where id = ${rarePayment}`;
+    // The heavy customer's records, and as many of one-off tokens with other cards: one in ten of each amount.
+    const copies = (prefix: string, perCopy: Record<string, string>) =>
+      copyRow(
+        stack.sql,
+        { table: 'payments', id: heavyPayment },
+        {
+          prefix,
+          count: ROWS / 2,
+          set: { request_id: null },
+          perCopy: { created_at: "now() - i * interval '2 second'", amount: '1000 + (i % 10) * 100', ...perCopy },
+        },
+      );
+    await copies('pay_heavy', {});
+    await copies('pay_oneoff', {
+      created_at: "now() - i * interval '2 second' - interval '1 second'",
+      token_id: "'tok_oneoff' || i",
+      card: `jsonb_build_object('brand', 'visa', 'last4', lpad((i % 5000)::text, 4, '0'), 'expiry', '1230', 'holder', 'J')`,
+    });
+    await stack.sql`analyze payments`;
+  });
+
+  const payments = (query: string) => listing(`/payments?${query}&limit=${PAGE}`, 'payments');
+
+  it('a rare card: its records, not the merchant’s others', async () => {
+    const atMerchant = await payments(`merchantId=${merchant}&last4=4242`);
+    expect(atMerchant.items).toBe(1);
+    expect(atMerchant.read).toBe(1);
+    const account = await payments('last4=4242');
+    expect(account.items).toBe(1);
+    expect(account.read).toBe(1);
+  });
+
+  it("a customer's records, along their token, never the merchant's others", async () => {
+    for (const scope of [`merchantId=${merchant}&`, '']) {
+      const heavy = await payments(`${scope}customerEmail=${encodeURIComponent(heavyEmail.toUpperCase())}`);
+      expect(heavy.items).toBe(PAGE);
+      // A page and no more, though the token paid 2,000 times and the planner, from the average token's one or
+      // two records, would gather them all to sort.
+      expect(heavy.read).toBeLessThanOrEqual(PAGE + 1);
+      const rare = await payments(`${scope}customerEmail=rare%40example.com`);
+      expect(rare.items).toBe(1);
+      expect(rare.read).toBe(1);
+    }
+  });
+
+  it('a creation range bounds the index range read; an amount range reads about a page per its share', async () => {
+    const from = encodeURIComponent(new Date(Date.now() - ROWS * 1000).toISOString());
+    const to = encodeURIComponent(new Date(Date.now() - (ROWS / 2) * 1000).toISOString());
+    const range = await payments(`merchantId=${merchant}&createdGte=${from}&createdLte=${to}`);
+    expect(range.items).toBe(PAGE);
+    expect(range.read).toBeLessThanOrEqual(PAGE + 1);
+    // One record in ten has this amount: about ten records read for each listed, whatever the history.
+    const amount = await payments(`merchantId=${merchant}&amountGte=1500&amountLte=1500`);
+    expect(amount.items).toBe(PAGE);
+    expect(amount.read).toBeLessThanOrEqual(10 * PAGE + 10);
+  });
+
+  it("the account's records, and a total counted no further than its bound", async () => {
+    const account = await payments('status=pending');
+    expect(account.items).toBe(PAGE);
+    expect(account.read).toBeLessThanOrEqual(PAGE + 1);
+    // Thousands of records, counted to 1,000 and the one past it.
+    const all = await payments('offset=0');
+    expect(all.counted).toBe(1001);
+    const card = await payments(`merchantId=${merchant}&last4=4444`);
+    expect(card.items).toBe(PAGE);
+    expect(card.read).toBe(PAGE);
+    expect(card.counted).toBe(1001);
   });
 });
