@@ -45,13 +45,14 @@ function exitInUse(named: NamedPort, log?: Logger): Promise<never> {
   return new Promise(() => {});
 }
 
-/** Whether something listens on `port` at `host`: a server opened there and closed at once finds out. */
+/**
+ * Whether something listens on `port` at `host`: a server opened there and closed at once finds out. Any other
+ * failure (a port below 1024, a HOST not of this machine) is left to the process that listens, which says it.
+ */
 function inUse(port: number, host: string): Promise<boolean> {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     const probe = createServer();
-    probe.once('error', (error: NodeJS.ErrnoException) =>
-      error.code === 'EADDRINUSE' ? resolve(true) : reject(error),
-    );
+    probe.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'EADDRINUSE'));
     probe.listen(port, host, () => probe.close(() => resolve(false)));
   });
 }
