@@ -112,7 +112,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A merchant's payments and their children, newest first */
+        /** The account's payments and their children, or one merchant's, newest first */
         get: operations["listPayments"];
         put?: never;
         /**
@@ -3407,15 +3407,27 @@ export interface operations {
     listPayments: {
         parameters: {
             query?: {
-                /** @description Merchant id: this or merchantId is required (both must name the same merchant) */
+                /** @description Merchant id, the spec's name for merchantId (both given must name the same merchant) */
                 id?: string;
-                /** @description Merchant id, as every other list names it: the same as id */
+                /** @description Only this merchant's records, as primary or as split merchant; without it (or id), the account's */
                 merchantId?: string;
                 status?: "authorized" | "pending" | "completed" | "failed" | "refunded" | "voided" | "partial_refund";
                 /** @description Only records of this type */
                 paymentType?: "card" | "ACH" | "refund" | "refundSplit" | "secondSplit" | "capture";
                 /** @description Only records whose invoice is exactly this */
                 invoice?: string;
+                /** @description Only records of the card whose last four digits these are (a payment, and its refunds' records) */
+                last4?: string;
+                /** @description Only records paid with a vault token of a customer with this email (in any case); a token without a customer never matches */
+                customerEmail?: string;
+                /** @description Amount at least this many cents (inclusive) */
+                amountGte?: string;
+                /** @description Amount at most this many cents (inclusive) */
+                amountLte?: string;
+                /** @description Created at or after this instant (inclusive) */
+                createdGte?: string;
+                /** @description Created at or before this instant (inclusive) */
+                createdLte?: string;
                 /** @description Created at or after (inclusive) */
                 startDate?: string;
                 /** @description Created before (exclusive) */
@@ -3452,6 +3464,11 @@ export interface operations {
                             limit: number;
                             offset: number;
                             hasMore: boolean;
+                            /**
+                             * @description Present when total was counted only up to its bound (1,000, or the page's end when further): more records match than total says
+                             * @enum {boolean}
+                             */
+                            totalCapped?: true;
                         };
                     };
                 };
