@@ -19,8 +19,11 @@ import { prepareWorld, type World } from './world';
  * out (`payOutHistory`), its outbox relay is let catch up with the seeded events, the database is vacuumed and analyzed (`vacuumAnalyze`), and each call is timed over HTTP one
  * request at a time, BENCH_HISTORY_SAMPLES times (default 200) after 20 not counted: the balance, the first page
  * of payments, a deep page by offset and by cursor (`startingAfter`, "n/a" when the server refuses or ignores
- * it), the first page of balance transactions, a new tokenv3 payment and a manual payout of 1.00. Reported: p50
- * and p99 per call and size, the ratio of each call's p50 at the largest size to its p50 at the smallest (the
+ * it), the first page with each of the console's filters (the card's last four, the customer's email, an amount
+ * range, a creation range) and the account's first page, the first page of balance transactions, a new tokenv3
+ * payment and a manual payout of 1.00. The history is paid by a customer's vault token, so every filter matches
+ * every seeded payment and each first page is a full page at every size. Reported: p50 and p99 per call and size,
+ * the ratio of each call's p50 at the largest size to its p50 at the smallest (the
  * target is at most 1.5 for every call but the offset page, which reads past every row it skips), and each
  * table's rows and size. The server is stopped while the history grows: its payment recovery would otherwise
  * take the seeded records its own sandbox never authorized, and fail them. Numbers only, nothing asserted.
@@ -35,6 +38,9 @@ const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.
 const ADMIN_TOKEN = 'dev-admin-token';
 /** The card bench/world.ts tokenizes: the seeded payments are authorized with it. */
 const BENCH_CARD = '4111111111111111';
+/** The customer whose token pays the history (`customerEmail`). */
+const BENCH_CUSTOMER_EMAIL = 'buyer@bench.example';
+const HOUR_MS = 3_600_000;
 const TABLES = [
   'payments',
   'ledger_entries',
@@ -88,11 +94,12 @@ try {
   await call(first.base, 'PUT', `/merchants/${merchantId}/payout-schedule`, world.credentials.headers, {
     data: { type: 'merchants', attributes: { interval: 'manual' } },
   });
+  const templateId = await customerPayment(first.base, world);
   await stopAll(first.processes);
 
   const seeder = historySeeder(
     { db: database.db, config, log },
-    await historyTemplate(database.db, world.paymentId, BENCH_CARD),
+    await historyTemplate(database.db, templateId, BENCH_CARD),
   );
   for (const size of SIZES) {
     const started = performance.now();
@@ -141,9 +148,24 @@ async function measure(server: Target, world: World, merchantId: string, size: n
   const cursor = deep[0]!.id;
   const cursorPage = `${list}&startingAfter=${cursor}`;
   const cursorSupport = await cursorSupportOf(server.base, headers, cursorPage, deep[1]?.id);
+  // A window of the newest seeded day: the history ends four days ago and runs back a payment a minute, so eight
+  // hours of it are there from the smallest size on.
+  const windowEnd = Date.now() - 4 * 24 * HOUR_MS - 2 * HOUR_MS;
+  const created = `createdGte=${new Date(windowEnd - 8 * HOUR_MS).toISOString()}&createdLte=${new Date(windowEnd).toISOString()}`;
+  const filtered = (name: string, query: string): Call => ({
+    name: `GET /payments first page, ${name}`,
+    method: 'GET',
+    path: () => `${list}&${query}`,
+    status: 200,
+  });
   const calls: Call[] = [
     { name: 'GET /merchants/{id}/balance', method: 'GET', path: () => `/merchants/${merchantId}/balance`, status: 200 },
     { name: 'GET /payments first page', method: 'GET', path: () => list, status: 200 },
+    filtered('last4', `last4=${BENCH_CARD.slice(-4)}`),
+    filtered('customerEmail', `customerEmail=${encodeURIComponent(BENCH_CUSTOMER_EMAIL)}`),
+    filtered('amount range', 'amountGte=1000&amountLte=5000'),
+    filtered('created range', created),
+    { name: "GET /payments first page, the account's", method: 'GET', path: () => '/payments?limit=10', status: 200 },
     {
       name: 'GET /payments deep page (cursor)',
       method: 'GET',
@@ -190,6 +212,30 @@ async function measure(server: Target, world: World, merchantId: string, size: n
     console.log(`${size.toLocaleString('en-US').padStart(9)}  ${timed.name.padEnd(42)} ${cell(done)}`);
   }
   return { size, calls: figures, tables: await tableSizes() };
+}
+
+/**
+ * A payment of the bench card by a customer's vault token (its customer `BENCH_CUSTOMER_EMAIL`), made through the
+ * API with a key: the template of the history, so `customerEmail` finds every seeded payment.
+ */
+async function customerPayment(base: string, world: World): Promise<string> {
+  const { headers } = world.credentials;
+  const customer = await call(base, 'POST', '/customers', headers, {
+    data: { type: 'customers', attributes: { name: 'Bench Buyer', email: BENCH_CUSTOMER_EMAIL } },
+  });
+  const token = await call(base, 'POST', '/tokens', headers, {
+    data: {
+      type: 'tokens',
+      attributes: {
+        tokenType: 'card',
+        customerId: customer.data.id,
+        card: { holder: 'Bench Buyer', number: BENCH_CARD, expiry: '1239', code: '123' },
+      },
+    },
+  });
+  const body = JSON.parse(world.paymentBody(randomUUID()));
+  body.data.attributes.token.tokenId = token.data.id;
+  return (await call(base, 'POST', '/payments', headers, body)).data.id as string;
 }
 
 /**
