@@ -362,7 +362,7 @@ const paymentListSchema = paymentListDocument.extend({
       .optional()
       .openapi({
         description:
-          "Present when total was counted only up to its bound (1,000, or the page's end when further): more records " +
+          "Present when total was counted only up to its bound (100, or the page's end when further): more records " +
           'match than total says',
       }),
   }),
