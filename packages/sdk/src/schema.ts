@@ -3465,7 +3465,7 @@ export interface operations {
                             offset: number;
                             hasMore: boolean;
                             /**
-                             * @description Present when total was counted only up to its bound (1,000, or the page's end when further): more records match than total says
+                             * @description Present when total was counted only up to its bound (100, or the page's end when further): more records match than total says
                              * @enum {boolean}
                              */
                             totalCapped?: true;
