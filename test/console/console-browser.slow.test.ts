@@ -1,0 +1,197 @@
+import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
+import { closeServer, listen } from '@pps/shared/runtime';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMerchant } from '../fixtures/merchants';
+import { cards, createCardToken, createPayment, tokenv3Body } from '../fixtures/payments';
+import { type Credentials, createTestStack, type TestStack } from '../harness';
+
+/**
+ * The console in a real browser (Debian's chromium, driven by playwright-core), as an account's developer uses it:
+ * sign in by keyboard, filter payments by card and by customer, open one, refund part of it and see the refund,
+ * export the list as CSV and read it back, sign out. axe-core, injected into every page the test visits, must find
+ * no serious or critical violation.
+ */
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const XSS = '<script>window.__xss=1</script><img src=x onerror="window.__xss=2">';
+
+let stack: TestStack;
+let server: Server;
+let origin: string;
+let browser: Browser;
+let acme: Credentials;
+let merchantId: string;
+/** The payment paid by the customer with an email, on a Mastercard (last 4: 4444); and one on a Visa, no customer. */
+let customerPayment: string;
+let visaPayment: string;
+
+beforeAll(async () => {
+  stack = await createTestStack();
+  const listening = await listen(stack.gateway.fetch, 0, '127.0.0.1');
+  server = listening.server;
+  origin = `http://127.0.0.1:${listening.port}`;
+  [browser, acme] = await Promise.all([
+    chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    }),
+    stack.createAccount(`Acme ${XSS}`),
+  ]);
+  merchantId = await createMerchant(stack, acme, { accountName: `Shop ${XSS}` });
+  const customer = await stack.call('POST', '/customers', {
+    as: acme,
+    body: { data: { type: 'customers', attributes: { name: 'Ada', email: 'ada@example.com' } } },
+  });
+  const customerToken = await stack.call('POST', '/tokens', {
+    as: acme,
+    body: {
+      data: {
+        type: 'tokens',
+        attributes: {
+          tokenType: 'card',
+          customerId: customer.body.data.id,
+          card: { holder: 'Ada', number: cards.mastercard, expiry: '1230', code: '123' },
+        },
+      },
+    },
+  });
+  const body = (tokenId: string, invoice: string) =>
+    tokenv3Body({ merchantId, tokenId, attributes: { transaction: { amount: '1000', currency: 'USD', invoice } } });
+  customerPayment = (await createPayment(stack, acme, body(customerToken.body.data.id, XSS))).body.data.id;
+  visaPayment = (await createPayment(stack, acme, body(await createCardToken(stack, acme), 'INV-VISA'))).body.data.id;
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (server) await closeServer(server);
+  await stack?.close();
+});
+
+/** axe-core's serious and critical violations of the page as it is now (evaluated, so the page's CSP allows it). */
+async function accessibilityProblems(page: Page) {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    type Result = { id: string; impact: string; nodes: { target: string[] }[] };
+    const axe = (window as unknown as { axe: { run: () => Promise<{ violations: Result[]; passes: Result[] }> } }).axe;
+    const result = await axe.run();
+    // A run that checked nothing would pass anything: each page passes many rules (labels, landmarks, contrast).
+    if (result.passes.length < 10) throw new Error(`axe checked too little: ${result.passes.length} rules passed`);
+    return result.violations;
+  });
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+/** The page after each step: no accessibility problem, no script of a user string ran, nothing refused by the CSP. */
+async function checkPage(page: Page, violations: string[]) {
+  expect(await accessibilityProblems(page), page.url()).toEqual([]);
+  expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+  expect(violations, 'Content-Security-Policy violations').toEqual([]);
+}
+
+describe('the console in chromium', () => {
+  it('signs in by keyboard, filters, refunds, exports and signs out', async () => {
+    const context = await browser.newContext({ acceptDownloads: true });
+    const page = await context.newPage();
+    const cspViolations: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+    });
+
+    // Sign in with the keyboard alone: Tab to the field labelled "API key", type, Tab to "Sign in", Enter.
+    await page.goto(`${origin}/console`);
+    expect(new URL(page.url()).pathname).toBe('/console/sign-in');
+    await checkPage(page, cspViolations);
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('key');
+    await page.keyboard.type(acme.apiKey);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Sign in');
+    await Promise.all([page.waitForURL(`${origin}/console/payments`), page.keyboard.press('Enter')]);
+    await checkPage(page, cspViolations);
+    expect(await page.locator('tbody tr').count()).toBe(2);
+
+    // The filters by keyboard: Tab reaches each labelled control in order, Card last 4 takes the digits.
+    // A date field takes a Tab for each of its parts (month, day, year): each control is counted once.
+    const order: string[] = [];
+    await page.locator('#status').focus();
+    for (let step = 0; step < 30 && order.at(-1) !== 'email'; step++) {
+      const id = await page.evaluate(() => document.activeElement?.id ?? '');
+      if (order.at(-1) !== id) order.push(id);
+      await page.keyboard.press('Tab');
+    }
+    expect(order).toEqual([
+      'status',
+      'type',
+      'merchant',
+      'createdFrom',
+      'createdTo',
+      'amountFrom',
+      'amountTo',
+      'invoice',
+      'last4',
+      'email',
+    ]);
+    await page.locator('#last4').fill('4444');
+    await Promise.all([page.waitForURL(/last4=4444/), page.locator('#last4').press('Enter')]);
+    await checkPage(page, cspViolations);
+    expect(await page.locator('tbody th a').allTextContents()).toEqual([customerPayment]);
+
+    await page.goto(`${origin}/console/payments?email=${encodeURIComponent('ADA@example.com')}`);
+    expect(await page.locator('tbody th a').allTextContents()).toEqual([customerPayment]);
+    expect(await page.locator('tbody').textContent()).toContain(XSS.slice(0, 20));
+    await page.goto(`${origin}/console/payments?last4=1111`);
+    expect(await page.locator('tbody th a').allTextContents()).toEqual([visaPayment]);
+
+    // Open the customer's payment and refund $2.50 of it: a confirmation, then the refund in its records and timeline.
+    await page.goto(`${origin}/console/payments?last4=4444`);
+    await Promise.all([
+      page.waitForURL(new RegExp(`/console/payments/${customerPayment}$`)),
+      page.locator('tbody th a').click(),
+    ]);
+    await checkPage(page, cspViolations);
+    await page.getByLabel('Refund amount (USD)').fill('2.50');
+    await Promise.all([page.waitForURL(/\/refund$/), page.getByRole('button', { name: 'Refund…' }).click()]);
+    await checkPage(page, cspViolations);
+    expect(await page.locator('h1').textContent()).toBe(`Refund $2.50 of ${customerPayment}?`);
+    await Promise.all([page.waitForURL(/done=refund/), page.getByRole('button', { name: 'Confirm refund' }).click()]);
+    await checkPage(page, cspViolations);
+    expect(await page.getByRole('status').textContent()).toMatch(/^Refund recorded: pay_/);
+    const refunds = page.getByRole('table', { name: 'Refunds and voids of this payment, oldest first' });
+    expect(await refunds.locator('tbody tr').count()).toBe(1);
+    expect(await refunds.locator('tbody').textContent()).toContain('$2.50');
+    expect(await page.locator('ol.timeline').textContent()).toContain('payment.partially_refunded');
+
+    // Export the filtered list as CSV and read it back.
+    await page.goto(`${origin}/console/payments?last4=4444`);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Export CSV' }).click(),
+    ]);
+    const csv = readFileSync((await download.path()) as string, 'utf8')
+      .trim()
+      .split('\n');
+    expect(csv[0]).toBe('id,createdAt,paymentType,status,amount,currency,invoice,merchantId');
+    // The list holds every record of the card, its refund (a child with the parent's card) included.
+    const rows = csv.slice(1).map((line) => line.split(','));
+    expect(rows.map((row) => [row[2], row[4]])).toEqual([
+      ['refund', '250'],
+      ['card', '1000'],
+    ]);
+    expect(rows[1]?.slice(0, 1)).toEqual([customerPayment]);
+    expect(rows[1]?.[3]).toBe('partial_refund');
+
+    // Sign out: the session is gone on the server, so the pages send the browser back to sign in.
+    await Promise.all([page.waitForURL(/sign-in$/), page.getByRole('button', { name: 'Sign out' }).click()]);
+    expect(await stack.sql`select 1 from console_sessions where account_id = ${acme.accountId}`).toHaveLength(0);
+    await page.goto(`${origin}/console/payments/${customerPayment}`);
+    expect(new URL(page.url()).pathname).toBe('/console/sign-in');
+    await context.close();
+  });
+});
