@@ -311,6 +311,8 @@ describe('bad values and other merchants', () => {
     ['createdGte=yesterday', 'createdGte'],
     ['createdLte=2026-11-29T10:00:00', 'createdLte'],
     ['createdLte=2026-13-01T00:00:00Z', 'createdLte'],
+    ['createdGte=0000-01-01T00:00:00Z', 'createdGte'],
+    ['createdLte=0001-01-01T00:00:00%2B01:00', 'createdLte'],
   ])('%s: 400 invalid_field naming the parameter', async (query, parameter) => {
     expectParameterError(await atMerchant(query), 'invalid_field', parameter);
     expectParameterError(await get(`/payments?${query}`), 'invalid_field', parameter);

@@ -244,14 +244,16 @@ const instantParam = (name: string, description: string) =>
     .optional()
     .transform((value, ctx) => {
       if (value === undefined || value === '') return undefined;
-      if (!z.iso.datetime({ offset: true }).safeParse(value).success) {
+      const instant = new Date(value);
+      // Year 0 is no year of PostgreSQL's calendar (1 BC comes before 1 AD): refused here, never sent.
+      if (!z.iso.datetime({ offset: true }).safeParse(value).success || instant.getUTCFullYear() < 1) {
         ctx.addIssue({
           code: 'custom',
           message: `${name} must be an ISO 8601 instant: a date-time with its offset, like 2026-11-29T00:00:00Z`,
         });
         return z.NEVER;
       }
-      return new Date(value);
+      return instant;
     })
     .openapi({
       type: 'string',
