@@ -2,8 +2,8 @@
 export * from './accounts';
 export * from './apps';
 export * from './checkout';
-export * from './console-sessions';
 export type { BillingAddress } from './columns';
+export * from './console-sessions';
 export * from './counts';
 export * from './customers';
 export * from './disputes';
