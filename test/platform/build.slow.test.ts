@@ -167,7 +167,9 @@ async function launch(extraEnv: Record<string, string> = {}) {
       );
       return status === 200;
     },
-    { what: '/healthz to answer 200', detail: () => output },
+    // Two workers and their primary each load the bundle and open their pools: on a loaded two-core machine that
+    // has taken past 15 s.
+    { what: '/healthz to answer 200', detail: () => output, timeoutMs: 45_000 },
   );
   return { server, base, adminToken, output: () => output, exited };
 }
