@@ -9,9 +9,13 @@ import { Layout } from './components/layout';
 import { NotFound } from './components/not-found';
 import type { ConsoleEnv } from './console-env';
 import { registerAccountsPage } from './pages/accounts';
+import { registerDisputePage } from './pages/dispute';
+import { registerDisputesPage } from './pages/disputes';
 import { registerPaymentPage } from './pages/payment';
 import { registerPaymentsPage } from './pages/payments';
 import { registerSignInPage, SESSION_COOKIE } from './pages/sign-in';
+import { registerWebhookPage } from './pages/webhook';
+import { registerWebhooksPage } from './pages/webhooks';
 import { signOut, viewerOf } from './session/sessions.usecases';
 
 /**
@@ -94,6 +98,10 @@ export function registerConsoleRoutes(app: Hono<GatewayEnv>, deps: GatewayDeps, 
   );
   registerPaymentsPage(console, deps);
   registerPaymentPage(console, deps);
+  registerDisputesPage(console, deps);
+  registerDisputePage(console, deps);
+  registerWebhooksPage(console, deps);
+  registerWebhookPage(console, deps);
   registerAccountsPage(console, deps);
 
   console.all('/console/*', (c) => c.html(<NotFound viewer={c.get('viewer')} />, 404));

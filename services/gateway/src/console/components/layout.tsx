@@ -1,8 +1,23 @@
 import type { Child, FC } from 'hono/jsx';
 import type { Viewer } from '../session/sessions.usecases';
 
-/** The console's sections an account sees, in the order the navigation lists them. */
-const ACCOUNT_SECTIONS = [{ href: '/console/payments', label: 'Payments' }] as const;
+type Section = { href: string; label: string };
+
+/**
+ * The console's sections an account sees, in the order the navigation lists them; a group is a heading over its
+ * sections (the developers' tools apart from the money).
+ */
+const ACCOUNT_SECTIONS: (Section | { heading: string; sections: Section[] })[] = [
+  { href: '/console/payments', label: 'Payments' },
+  { href: '/console/disputes', label: 'Disputes' },
+  { heading: 'Developers', sections: [{ href: '/console/webhooks', label: 'Webhooks' }] },
+];
+
+const SectionLink: FC<{ section: Section; current?: string }> = ({ section, current }) => (
+  <a href={section.href} aria-current={current === section.href ? 'page' : undefined}>
+    {section.label}
+  </a>
+);
 
 /**
  * Every page: one `<h1>` (the page's title), a skip link, the navigation and sign-out when signed in, the console's
@@ -35,13 +50,24 @@ export const Layout: FC<{ title: string; viewer?: Viewer; current?: string; chil
           <>
             <nav aria-label="Console">
               <ul>
-                {ACCOUNT_SECTIONS.map((section) => (
-                  <li>
-                    <a href={section.href} aria-current={current === section.href ? 'page' : undefined}>
-                      {section.label}
-                    </a>
-                  </li>
-                ))}
+                {ACCOUNT_SECTIONS.map((section) =>
+                  'heading' in section ? (
+                    <li class="group">
+                      <span id={`nav-${section.heading.toLowerCase()}`}>{section.heading}</span>
+                      <ul aria-labelledby={`nav-${section.heading.toLowerCase()}`}>
+                        {section.sections.map((inner) => (
+                          <li>
+                            <SectionLink section={inner} current={current} />
+                          </li>
+                        ))}
+                      </ul>
+                    </li>
+                  ) : (
+                    <li>
+                      <SectionLink section={section} current={current} />
+                    </li>
+                  ),
+                )}
               </ul>
             </nav>
             <p class="who">{viewer.kind === 'account' ? viewer.account.name : 'Operator'}</p>
