@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, rolePorts } from './config';
 
 describe('config', () => {
-  it('has working development defaults and warns about each default secret', () => {
+  it('has working development defaults and names each default secret in one note', () => {
     const config = loadConfig({});
     expect(config.PORT).toBe(8080);
     expect(config.TOKEN_SIGNING_KEYS[0]!.id).toBe('k1');

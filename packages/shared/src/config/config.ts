@@ -268,7 +268,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (parsed.data.NODE_ENV === 'production' && defaulted.length > 0) {
     throw new ConfigError(`Invalid configuration: production refuses default secrets; set ${defaulted.join(', ')}`);
   }
-  const warnings = defaulted.map((name) => `${name} is not set: using the development default (never in production)`);
+  // One line, and a note rather than a warning: a development start is meant to use them (production refuses them).
+  const warnings =
+    defaulted.length === 0
+      ? []
+      : [`development defaults in use for ${defaulted.join(', ')} (fine here; production refuses them)`];
   const publicBaseUrl = parsed.data.PUBLIC_BASE_URL ?? `http://localhost:${parsed.data.PORT}`;
   const demoPort = parsed.data.DEMO_PORT ?? (parsed.data.PORT === 0 ? 0 : parsed.data.PORT + 1);
   const host = parsed.data.HOST ?? (parsed.data.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1');

@@ -12,7 +12,7 @@ export async function bootstrap(name: string): Promise<{ config: Config; log: Lo
     process.exit(1);
   }
   const log = createLogger({ level: config.LOG_LEVEL, name });
-  for (const warning of config.warnings) log.warn(warning);
+  for (const note of config.warnings) log.info(note);
   await runMigrations(config.DATABASE_URL);
   const database = createDatabase(config.DATABASE_URL, {
     max: config.DATABASE_POOL_SIZE,
