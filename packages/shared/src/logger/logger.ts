@@ -22,6 +22,7 @@ const SENSITIVE_KEYS = [
   'appToken',
   'token',
   'secret',
+  'clientSecret',
   'password',
   'authorization',
   'x-api-key',
@@ -33,7 +34,16 @@ const SENSITIVE_KEYS = [
 const SENSITIVE = new Set(SENSITIVE_KEYS.map((key) => key.toLowerCase()));
 /** `number` and `code` are generic words (an error code, a transaction code): redacted only inside a card. */
 const CARD_FIELDS = new Set(['number', 'code']);
-const CENSOR = '[redacted]';
+export const CENSOR = '[redacted]';
+
+/**
+ * Whether a field's value is a secret by its name (compared without case; `parentKey` lower-cased): what the log
+ * redacts, and what the request log redacts of a body before it looks at the values' shapes, so the two never drift.
+ */
+export const isSecretField = (key: string, parentKey: string): boolean => {
+  const lower = key.toLowerCase();
+  return SENSITIVE.has(lower) || (parentKey === 'card' && CARD_FIELDS.has(lower));
+};
 /** Deeper than any object the code logs; past it a value is dropped rather than walked unchecked. */
 const MAX_DEPTH = 10;
 
@@ -57,14 +67,11 @@ export function redactSecrets(value: unknown, parentKey = '', depth = 0): unknow
   if (ArrayBuffer.isView(value)) return value;
   if (value instanceof Error && value.message.includes(QUERY_PARAMETERS)) return withoutParameters(value, depth);
   let copy: Record<string, unknown> | undefined;
-  const inCard = parentKey === 'card';
   const record = value as Record<string, unknown>;
   for (const key in record) {
     if (!Object.hasOwn(record, key)) continue;
     const item = record[key];
-    const lower = key.toLowerCase();
-    const redacted =
-      SENSITIVE.has(lower) || (inCard && CARD_FIELDS.has(lower)) ? CENSOR : redactSecrets(item, lower, depth + 1);
+    const redacted = isSecretField(key, parentKey) ? CENSOR : redactSecrets(item, key.toLowerCase(), depth + 1);
     if (redacted === item) continue;
     copy ??= shallowCopy(record);
     copy[key] = redacted;
