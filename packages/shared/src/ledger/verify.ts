@@ -79,4 +79,6 @@ const COUNTED_ROWS = sql.raw(`
   union all select 'balance_transactions', merchant_id, type, count(*) from balance_transactions
     group by merchant_id, type
   union all select 'events', account_id, type, count(*) from events group by account_id, type
-  union all select 'webhook_deliveries', endpoint_id, 'all', count(*) from webhook_deliveries group by endpoint_id`);
+  union all select 'webhook_deliveries', endpoint_id, 'all', count(*) from webhook_deliveries group by endpoint_id
+  union all select 'requests', account_id, method || ' ' || status, count(*) from request_log
+    group by account_id, method, status`);

@@ -20,6 +20,8 @@ export const countedLists = {
   accountDisputes: 'account_disputes',
   /** A merchant's disputes; bucket: status. */
   merchantDisputes: 'disputes',
+  /** An account's request log; bucket: method and status (`POST 201`). */
+  requests: 'requests',
 } as const;
 export type CountedList = (typeof countedLists)[keyof typeof countedLists];
 

@@ -13,6 +13,7 @@ export * from './ledger';
 export * from './merchants';
 export * from './payments';
 export * from './payouts';
+export * from './request-log';
 export * from './settlement';
 export * from './tokens';
 export * from './webhooks';
