@@ -786,6 +786,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's API requests of the last 30 days, newest first */
+        get: operations["listRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One request of the log, with its bodies (secrets redacted) */
+        get: operations["getRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2754,6 +2788,76 @@ export interface components {
                 totalCredit: string;
                 paymentIds: string[];
                 payoutIds: string[];
+            };
+        };
+        RequestSummary: {
+            /** @enum {string} */
+            type: "requests";
+            id: string;
+            attributes: {
+                /** @example POST */
+                method: string;
+                /**
+                 * @description The path with its query string
+                 * @example /payments?merchantId=mer_…
+                 */
+                path: string;
+                /** @example 201 */
+                status: number;
+                /**
+                 * @description The `x-request-id` of the answer: the one the client sent, else the request id (`id`)
+                 * @example req_01m84s8mm3w2c5y7q0e9hn4k1d
+                 */
+                requestId: string;
+                /** @description The `Idempotency-Key` header, or `data.requestId` of a POST /payments or /payouts body */
+                idempotencyKey: string | null;
+                /** @description The gateway's time to answer, in milliseconds */
+                durationMs: number;
+                /**
+                 * Format: date-time
+                 * @description When the request arrived (real time)
+                 * @example 2026-11-22T17:04:05.123Z
+                 */
+                createdAt: string;
+            };
+        };
+        Request: {
+            /** @enum {string} */
+            type: "requests";
+            id: string;
+            attributes: {
+                /** @example POST */
+                method: string;
+                /**
+                 * @description The path with its query string
+                 * @example /payments?merchantId=mer_…
+                 */
+                path: string;
+                /** @example 201 */
+                status: number;
+                /**
+                 * @description The `x-request-id` of the answer: the one the client sent, else the request id (`id`)
+                 * @example req_01m84s8mm3w2c5y7q0e9hn4k1d
+                 */
+                requestId: string;
+                /** @description The `Idempotency-Key` header, or `data.requestId` of a POST /payments or /payouts body */
+                idempotencyKey: string | null;
+                /** @description The gateway's time to answer, in milliseconds */
+                durationMs: number;
+                /**
+                 * Format: date-time
+                 * @description When the request arrived (real time)
+                 * @example 2026-11-22T17:04:05.123Z
+                 */
+                createdAt: string;
+                /** @description The request body as JSON text, every secret replaced by "[redacted]", at most 16,384 characters; null when there was none or it was not JSON */
+                requestBody: string | null;
+                /** @description The request body was cut at 16,384 characters */
+                requestBodyTruncated: boolean;
+                /** @description The response body as JSON text, every secret replaced by "[redacted]", at most 16,384 characters; null when there was none or it was not JSON */
+                responseBody: string | null;
+                /** @description The response body was cut at 16,384 characters */
+                responseBodyTruncated: boolean;
             };
         };
     };
@@ -7337,6 +7441,142 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    listRequests: {
+        parameters: {
+            query?: {
+                /** @description A status code (`404`), or a class of them (`4xx`) */
+                status?: string;
+                /** @description One method: GET, POST, PUT, PATCH, DELETE */
+                method?: string;
+                /** @description Requests whose path (with its query string) starts with this */
+                path?: string;
+                /** @description The request whose `x-request-id` this was (the gateway's, or one the client sent) */
+                requestId?: string;
+                limit?: number;
+                offset?: number;
+                /** @description An id of an item of this list: the page holds the items after it (older), newest first. `offset` then skips that many more. Not with `endingBefore`. An id that is no item of this list is a 400 invalid_cursor. */
+                startingAfter?: string;
+                /** @description An id of an item of this list: the page holds the items just before it (newer), still newest first; `links.next` then goes on toward newer items. `offset` then skips that many more. Not with `startingAfter`. An id that is no item of this list is a 400 invalid_cursor. */
+                endingBefore?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of requests, without their bodies */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        links: {
+                            /** Format: uri */
+                            self: string;
+                            /** Format: uri */
+                            next: string | null;
+                        };
+                        data: components["schemas"]["RequestSummary"][];
+                        meta: {
+                            total: number;
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: every invalid field is listed with its pointer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Rate limited: too many calls from this account, or too many failed authentications from this address */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    getRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Request id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        links: {
+                            /** Format: uri */
+                            self: string;
+                        };
+                        data: components["schemas"]["Request"];
+                    };
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Rate limited: too many calls from this account, or too many failed authentications from this address */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

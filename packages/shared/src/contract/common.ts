@@ -180,6 +180,10 @@ export const apiTags = [
   },
   { name: 'Webhooks', description: 'Signed webhook endpoints (Standard Webhooks), their secrets and deliveries' },
   { name: 'Events', description: "The account's events, as delivered to webhooks, and their redelivery" },
+  {
+    name: 'Requests',
+    description: "The account's request log: every API call of the last 30 days, its status and its redacted bodies",
+  },
   { name: 'Sandbox', description: "The account's sandbox clock, to move settlement and void windows forward" },
   { name: 'Admin', description: 'Operator calls (ops): accounts, merchant status and features, NACHA files' },
 ];

@@ -8,6 +8,7 @@ export * from './merchants';
 export * from './payments';
 export * from './payouts';
 export * from './reports';
+export * from './requests';
 export * from './settlement';
 export * from './tokens';
 export * from './webhooks';
@@ -22,6 +23,7 @@ import { merchantsRoutes } from './merchants';
 import { paymentsRoutes } from './payments';
 import { payoutsRoutes } from './payouts';
 import { reportsRoutes } from './reports';
+import { requestsRoutes } from './requests';
 import { settlementRoutes } from './settlement';
 import { tokensRoutes } from './tokens';
 import { webhooksRoutes } from './webhooks';
@@ -40,6 +42,7 @@ export const allRoutes: RouteConfig[] = [
   ...disputesRoutes,
   ...webhooksRoutes,
   ...settlementRoutes,
+  ...requestsRoutes,
 ];
 
 /**

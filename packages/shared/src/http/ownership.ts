@@ -15,6 +15,7 @@ const recordKinds = {
   merchant: { code: 'merchant', label: 'merchant' },
   payment: { code: 'payment', label: 'payment' },
   payout: { code: 'payout', label: 'payout' },
+  request: { code: 'request', label: 'request' },
   token: { code: 'token', label: 'vault token' },
   webhook: { code: 'webhook', label: 'webhook endpoint' },
 } as const;
