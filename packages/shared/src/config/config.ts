@@ -134,6 +134,11 @@ export const configSchema = z.object({
   AUTH_FAILURE_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(100),
   /** Reverse proxies in front of the gateway whose X-Forwarded-For entries are trusted for the client address. */
   TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
+  /**
+   * The request log (docs/design.md, The request log): every API request of an account recorded, its bodies redacted,
+   * for `GET /requests` and the console; written in batches after the answer, kept 30 days. false: nothing recorded.
+   */
+  REQUEST_LOG: bool.default(true),
   MIN_AMOUNT_CENTS: z.coerce.number().int().min(1).default(50),
   MAX_AMOUNT_CENTS: z.coerce.number().int().min(1).default(100_000_000),
   FEE_RATE_BASIS_POINTS: z.coerce.number().int().min(0).max(10_000).default(290),
