@@ -57,7 +57,9 @@ export const httpUpstream = (
       }
       const bytes = await response.body.arrayBuffer();
       const empty = response.statusCode === 204 || response.statusCode === 304 || method === 'HEAD';
-      return new Response(empty ? null : bytes, { status: response.statusCode, headers: incoming });
+      // As bytes, not the ArrayBuffer: @hono/node-server writes a Response made with bytes (or text) to the socket as
+      // they are, and the request log reads them there; one made with an ArrayBuffer it turns into a stream first.
+      return new Response(empty ? null : new Uint8Array(bytes), { status: response.statusCode, headers: incoming });
     },
     close: () => pool.close(),
   };
