@@ -23,6 +23,8 @@ export const ENTRY_POINTS = {
   webhooks: 'services/webhooks/src/main.ts',
   migrate: 'scripts/migrate.ts',
   cli: 'scripts/cli.ts',
+  // The request log's writer thread, which the gateway starts beside itself (services/gateway/src/request-log/run).
+  'request-log-writer': 'services/gateway/src/request-log/run/writer-thread.ts',
 };
 
 /**

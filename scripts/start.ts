@@ -8,6 +8,7 @@ import {
   demoShopAccount,
   inProcessUpstream,
   startDemoShop,
+  startRequestLog,
 } from '@pps/gateway';
 import { createGatewayApp } from '@pps/gateway/app';
 import { createMerchantsApp } from '@pps/merchants/app';
@@ -54,6 +55,8 @@ redis
 const trigger = createSettlementTrigger(config, log);
 const settlement = await startSettlement({ config, db: database.db, log, metrics });
 const webhooks = await startWebhooks({ config, db: database.db, log, metrics });
+// The accounts' requests, written after each answer by a thread of its own, on its own connection (REQUEST_LOG).
+const requestLog = startRequestLog({ config, log, metrics });
 const gateway = createGatewayApp(
   {
     config,
@@ -68,6 +71,7 @@ const gateway = createGatewayApp(
     redis,
     onClockAdvanced: (accountId) => trigger.settleAccount(accountId),
     queues: [...Object.values(settlement.queues), ...Object.values(webhooks.queues)],
+    requestLog,
   },
   metrics,
 );
@@ -94,6 +98,7 @@ const demoShop =
 onShutdown(log, [
   ...(demoShop ? [{ name: 'demo shop', close: demoShop.close }] : []),
   { name: 'http', close: () => closeServer(server, { log }) },
+  { name: 'request log', close: requestLog.close },
   { name: 'settlement', close: settlement.close },
   { name: 'webhooks', close: webhooks.close },
   { name: 'settlement trigger', close: trigger.close },

@@ -15,7 +15,17 @@ import { waitFor } from '../wait';
  */
 
 const outdir = join('.tmp', `build-test-${randomBytes(4).toString('hex')}`);
-const entries = ['start', 'gateway', 'payments', 'merchants', 'settlement', 'webhooks', 'migrate', 'cli'];
+const entries = [
+  'start',
+  'gateway',
+  'payments',
+  'merchants',
+  'settlement',
+  'webhooks',
+  'migrate',
+  'cli',
+  'request-log-writer',
+];
 const drops: (() => Promise<void>)[] = [];
 const children: ChildProcess[] = [];
 
@@ -34,7 +44,7 @@ const run = (command: string, args: string[]) =>
 
 beforeAll(async () => {
   const built = await run(process.execPath, ['--import', 'tsx', 'scripts/build.ts', '--outdir', outdir]);
-  expect(built.output).toMatch(/built 8 entry points/);
+  expect(built.output).toMatch(/built 9 entry points/);
   expect(built.code).toBe(0);
 }, 60_000);
 

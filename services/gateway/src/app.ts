@@ -24,6 +24,8 @@ import { registerHealthRoutes } from './health/health.routes';
 import { createRateLimits } from './limits/rate-limits';
 import { forward } from './proxy/forward';
 import { forwardedPrefixes } from './proxy/routing';
+import { registerRequestRoutes } from './request-log/api/requests.routes';
+import { recordRequests } from './request-log/run/recorder';
 import { registerClockRoutes } from './sandbox/clock.routes';
 
 const operatorCaller = (requestId: string) => ({
@@ -57,6 +59,8 @@ export function createGatewayApp(deps: GatewayDeps, metrics: Metrics = createMet
       'request',
     );
   });
+  // Every request an account made, recorded once answered (the writer does the rest, off the request path).
+  if (deps.requestLog?.enabled) app.use('*', recordRequests(deps.requestLog));
   app.use('*', bodySizeGuard());
   // Content type and text are checked after authentication: on the gateway's own routes by each group once its
   // caller is known, on forwarded ones by the service (no second parse on that path).
@@ -78,6 +82,7 @@ export function createGatewayApp(deps: GatewayDeps, metrics: Metrics = createMet
   registerAuthRoutes(app, deps, authenticated, limits);
   app.use('/sandbox/*', authenticated, bodyChecks());
   registerClockRoutes(app, deps);
+  registerRequestRoutes(app, { db: deps.db, baseUrl: deps.config.PUBLIC_BASE_URL }, authenticated);
 
   // The hosted checkout form, its scripts and its card POST (client secret): before the forwarded `/checkout`.
   registerCheckoutRoutes(app, deps, limits);

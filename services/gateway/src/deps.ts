@@ -7,6 +7,7 @@ import type { RedisClient } from '@pps/shared/queues';
 import type { Queue } from 'bullmq';
 import type { AccountSnapshot, AuthCache } from './auth/auth-cache';
 import type { Upstream } from './proxy/upstream';
+import type { RequestLog } from './request-log/run/writer';
 
 export type GatewayDeps = {
   config: Config;
@@ -23,6 +24,8 @@ export type GatewayDeps = {
   queues?: Queue[];
   /** Called after an account's sandbox clock moves (settlement runs a pass at once). */
   onClockAdvanced?: (accountId: string) => Promise<void>;
+  /** Where the account's requests are recorded (`startRequestLog`); none, or disabled: nothing is recorded. */
+  requestLog?: RequestLog;
 };
 
 /**

@@ -7,3 +7,6 @@ export { type AccountKey, DEMO_SHOP_ACCOUNT, type DemoShopAccount, demoShopAccou
 export { type ApiCall, type DemoShop, startDemoShop } from './checkout/demo-shop';
 export { buildOpenApiDocument } from './docs/docs.routes';
 export { httpUpstream, inProcessUpstream, type Upstream } from './proxy/upstream';
+export { getRequest, listRequests } from './request-log/api/requests.usecases';
+export { removeExpiredRequests, requestLogCutoff } from './request-log/run/retention';
+export { type RequestLog, startRequestLog } from './request-log/run/writer';

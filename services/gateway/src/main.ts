@@ -5,6 +5,7 @@ import { bootstrap, closeServer, listenOn, onShutdown } from '@pps/shared/runtim
 import { createGatewayApp } from './app';
 import { AuthCache } from './auth/auth-cache';
 import { httpUpstream } from './proxy/upstream';
+import { startRequestLog } from './request-log/run/writer';
 
 /** Runs the gateway alone; payments and merchants are reached over HTTP (PAYMENTS_URL, MERCHANTS_URL). */
 const { config, log, database } = await bootstrap('gateway');
@@ -21,6 +22,9 @@ const upstreams = {
   payments: httpUpstream('payments', config.PAYMENTS_URL, config.INTERNAL_SECRET),
   merchants: httpUpstream('merchants', config.MERCHANTS_URL, config.INTERNAL_SECRET),
 };
+const metrics = createMetrics({ defaultMetrics: true });
+// The accounts' requests, written after each answer by a thread of its own, on its own connection (REQUEST_LOG).
+const requestLog = startRequestLog({ config, log, metrics });
 const app = createGatewayApp(
   {
     config,
@@ -32,13 +36,15 @@ const app = createGatewayApp(
     redis,
     onClockAdvanced: (accountId) => trigger.settleAccount(accountId),
     queues: trigger.queues,
+    requestLog,
   },
-  createMetrics({ defaultMetrics: true }),
+  metrics,
 );
 const { server, port } = await listenOn(app.fetch, { port: config.PORT, variable: 'PORT', config, log });
 log.info({ host: config.HOST, port }, 'gateway listening');
 onShutdown(log, [
   { name: 'http', close: () => closeServer(server, { log }) },
+  { name: 'request log', close: requestLog.close },
   { name: 'upstreams', close: () => Promise.all([upstreams.payments.close(), upstreams.merchants.close()]) },
   { name: 'settlement trigger', close: trigger.close },
   { name: 'redis', close: () => redis.quit() },

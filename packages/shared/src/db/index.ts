@@ -8,7 +8,7 @@
  * - drizzle's query builder by default;
  * - written out and prepared (`send`, `sendTogether`) only on the hot paths `npm run bench` measures (`POST
  *   /payments`, `GET /payments/{id}`, `POST /auth/token`; test/payments/round-trips.test.ts counts the first two's
- *   statements) and `npm run bench:webhooks` measures (the relay's fan-out, a delivery's batched load and record),
+ *   statements; the request log's batch insert, beside every one of them) and `npm run bench:webhooks` measures (the relay's fan-out, a delivery's batched load and record),
  *   where drizzle building each statement's text on every call showed in the profile; a repository reads such a
  *   record by id that way everywhere, and its lock is the same statement `FOR UPDATE`;
  * - `db.execute(sql…)` only for what the builder cannot write, with a comment saying which;

@@ -10,8 +10,11 @@ type Headers = { get(name: string): string | null | undefined };
 
 export type Authenticated = CallerContext & { account: AccountSnapshot; apiKey: string; tokenExpiresAt: Date };
 
-/** The Hono env of the gateway's requests: the request id, and the caller once authenticated. */
-export type GatewayEnv = { Variables: { requestId: string; caller: Authenticated } };
+/**
+ * The Hono env of the gateway's requests: the request id, the caller once authenticated, and the body a forwarded
+ * request carried (kept by `forward` for the request log, which reads it after the answer).
+ */
+export type GatewayEnv = { Variables: { requestId: string; caller: Authenticated; requestBody?: Uint8Array } };
 
 /**
  * The four-header check of every authenticated call. Each failure names its cause: missing or

@@ -40,6 +40,7 @@ export async function forward(c: Context<GatewayEnv>, upstream: Upstream, deps: 
     requestId: c.get('requestId'),
   };
   const body = c.req.method !== 'GET' && c.req.method !== 'HEAD' ? await readBody(c) : undefined;
+  if (body) c.set('requestBody', body);
   // An empty body is no body: forwarded as an empty stream without content-length, the service would see a body
   // without a Content-Type and answer 415 to a bodiless action (POST /webhooks/{id}/rotate-secret).
   const request: Forwarded = {

@@ -27,7 +27,7 @@ export const requestLog = pgTable(
     /** The `Idempotency-Key` header, or `data.requestId` of a `POST /payments` or `POST /payouts` body. */
     idempotencyKey: text('idempotency_key'),
     durationMs: integer('duration_ms').notNull(),
-    /** The body as JSON text with every secret redacted, cut at REQUEST_LOG_BODY_CHARS; null: none, or not JSON. */
+    /** The body as JSON text with every secret redacted, cut at 16,384 characters; null: none, or not JSON. */
     requestBody: text('request_body'),
     requestBodyTruncated: boolean('request_body_truncated').notNull().default(false),
     responseBody: text('response_body'),

@@ -1,0 +1,200 @@
+import {
+  countedLists,
+  type Db,
+  type DbOrTx,
+  type Keyset,
+  keysetPage,
+  keysetRead,
+  placeIn,
+  schema,
+  send,
+} from '@pps/shared/db';
+import { and, between, count, eq, getTableName, gt, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
+
+const { requestLog, listCounts } = schema;
+
+/** What `GET /requests` filters by: each given one narrows the list. */
+export type RequestFilters = {
+  /** A status code (`{ code: 404 }`) or a class (`{ class: 4 }`: 400–499). */
+  status?: { code: number } | { class: number };
+  method?: string;
+  /** A prefix of the path with its query string. */
+  path?: string;
+  /** A request id: the gateway's (the row's id) or one the client sent as `x-request-id`. */
+  requestId?: string;
+};
+
+/**
+ * A batch of rows as one statement of fixed text, prepared once per connection, its rows one JSON array read by
+ * column name. A whole body goes into the array as the JSON it is, not as a string: `json_populate_recordset` keeps a
+ * nested value's text as it came for a text column, so nothing is escaped twice (the bodies, quoted into strings,
+ * cost more CPU to serialize than everything else of a row, and a `text[]` of them eight times that, each quote
+ * escaped by the driver); a body cut short is no JSON, and goes as a string. The builder's multi-row insert has a new
+ * text, and 13 parameters a row, per row count. `on conflict do nothing`: a batch whose commit went unheard (the
+ * connection lost at that moment) is sent again without failing on itself.
+ */
+const INSERT_ROWS = `insert into ${getTableName(requestLog)} select * from json_populate_recordset(null::${getTableName(
+  requestLog,
+)}, $1::text::json) on conflict (id) do nothing`;
+
+const quoted = (text: string | null | undefined) => (text == null ? 'null' : JSON.stringify(text));
+/**
+ * A body in the batch's JSON: a whole object or array as its own JSON text (valid JSON: the log parsed or serialized
+ * it); anything else (a body cut short, a bare string) as a string, which the column takes without its quotes.
+ */
+const bodyJson = (text: string | null | undefined, truncated: boolean | undefined) =>
+  text == null ? 'null' : truncated || !/^\s*[{[]/.test(text) ? JSON.stringify(text) : text;
+
+/** A row as `json_populate_recordset` reads it: by column name. */
+const asDocument = (row: schema.NewRequestLogRow) =>
+  `{"id":${quoted(row.id)},"account_id":${quoted(row.accountId)},"method":${quoted(row.method)},` +
+  `"path":${quoted(row.path)},"status":${row.status},"client_request_id":${quoted(row.clientRequestId)},` +
+  `"idempotency_key":${quoted(row.idempotencyKey)},"duration_ms":${row.durationMs},` +
+  `"request_body":${bodyJson(row.requestBody, row.requestBodyTruncated)},` +
+  `"request_body_truncated":${row.requestBodyTruncated === true},` +
+  `"response_body":${bodyJson(row.responseBody, row.responseBodyTruncated)},` +
+  `"response_body_truncated":${row.responseBodyTruncated === true},"created_at":"${row.createdAt.toISOString()}"}`;
+
+/** Writes a batch of the request log in one statement (it runs beside every request `npm run bench` measures). */
+export async function insertRequestLogRows(db: Db, rows: schema.NewRequestLogRow[]): Promise<void> {
+  await send(db, INSERT_ROWS, [`[${rows.map(asDocument).join(',')}]`]);
+}
+
+/** The columns of a list item: everything but the bodies, which stay in their TOAST pages. */
+const listed = {
+  id: requestLog.id,
+  method: requestLog.method,
+  path: requestLog.path,
+  status: requestLog.status,
+  clientRequestId: requestLog.clientRequestId,
+  idempotencyKey: requestLog.idempotencyKey,
+  durationMs: requestLog.durationMs,
+  createdAt: requestLog.createdAt,
+};
+export type ListedRequest = { [K in keyof typeof listed]: schema.RequestLogRow[K] };
+
+/** A request's place in its account's list, for a cursor; undefined when the account has no such request. */
+export const requestPlace = (db: DbOrTx, accountId: string, id: string) =>
+  placeIn(db, requestLog, id, eq(requestLog.accountId, accountId));
+
+/** The `C`-collated path, as the path index holds it: a prefix of it is a range of that index. */
+const pathC = sql`${requestLog.path} collate "C"`;
+
+/** The first text after every text starting with `prefix` (its last character one higher), when there is one. */
+function pastPrefix(prefix: string): string | undefined {
+  const last = prefix.charCodeAt(prefix.length - 1);
+  if (Number.isNaN(last) || last >= 0xd7ff) return undefined;
+  return `${prefix.slice(0, -1)}${String.fromCharCode(last + 1)}`;
+}
+
+function filterCondition(accountId: string, filters: RequestFilters): SQL | undefined {
+  const { status, method, path, requestId } = filters;
+  const upper = path === undefined ? undefined : pastPrefix(path);
+  return and(
+    eq(requestLog.accountId, accountId),
+    status === undefined
+      ? undefined
+      : 'code' in status
+        ? eq(requestLog.status, status.code)
+        : between(requestLog.status, status.class * 100, status.class * 100 + 99),
+    method === undefined ? undefined : eq(requestLog.method, method),
+    // A prefix is the range [prefix, prefix with its last character one higher) of the `C`-collated path: read in
+    // the index, and counted from it alone. Only a prefix with no such bound is checked row by row.
+    path === undefined ? undefined : sql`${pathC} >= ${path}`,
+    path === undefined
+      ? undefined
+      : upper === undefined
+        ? sql`starts_with(${requestLog.path}, ${path})`
+        : sql`${pathC} < ${upper}`,
+    requestId === undefined ? undefined : or(eq(requestLog.id, requestId), eq(requestLog.clientRequestId, requestId)),
+  );
+}
+
+/** A page of the account's requests, newest first (from a cursor, from its place on), without their bodies. */
+export async function listRequestRows(
+  db: DbOrTx,
+  query: { accountId: string; filters: RequestFilters; limit: number; offset: number; keyset?: Keyset },
+) {
+  const read = keysetRead(requestLog, query.keyset, query.limit);
+  const rows = await db
+    .select(listed)
+    .from(requestLog)
+    .where(and(filterCondition(query.accountId, query.filters), read.where))
+    .orderBy(...read.orderBy)
+    .limit(read.limit)
+    .offset(query.offset);
+  return keysetPage(rows, query.limit, query.keyset);
+}
+
+/** The most a filtered total counts: a path prefix or a request id is not kept, so its count is bounded instead. */
+export const COUNTED_AT_MOST = 10_000;
+
+/**
+ * The list's total. By method and status it is kept (`list_counts`, bucket `<method> <status>`): the account's few
+ * buckets are read and summed here, whatever the number of requests. With a path prefix or a request id it is
+ * counted, along the index the filter uses, up to COUNTED_AT_MOST.
+ */
+export async function requestTotal(db: DbOrTx, accountId: string, filters: RequestFilters): Promise<number> {
+  if (filters.path !== undefined || filters.requestId !== undefined) {
+    const matched = db
+      .select({ one: sql`1` })
+      .from(requestLog)
+      .where(filterCondition(accountId, filters))
+      .limit(COUNTED_AT_MOST)
+      .as('matched');
+    const [row] = await db.select({ total: count() }).from(matched);
+    return row?.total ?? 0;
+  }
+  const buckets = await db
+    .select({ bucket: listCounts.bucket, total: sql<string>`sum(${listCounts.count})::text` })
+    .from(listCounts)
+    .where(and(eq(listCounts.list, countedLists.requests), eq(listCounts.scope, accountId)))
+    .groupBy(listCounts.bucket);
+  let total = 0;
+  for (const { bucket, total: counted } of buckets) {
+    const [method, status] = bucket.split(' ') as [string, string];
+    if (filters.method !== undefined && method !== filters.method) continue;
+    if (filters.status !== undefined && !statusMatches(Number(status), filters.status)) continue;
+    total += Number(counted);
+  }
+  return total;
+}
+
+const statusMatches = (status: number, filter: NonNullable<RequestFilters['status']>) =>
+  'code' in filter ? status === filter.code : Math.floor(status / 100) === filter.class;
+
+/** One of the account's requests with its bodies; undefined when the account has none by that id. */
+export async function findRequestRow(
+  db: DbOrTx,
+  accountId: string,
+  id: string,
+): Promise<schema.RequestLogRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(requestLog)
+    .where(and(eq(requestLog.id, id), eq(requestLog.accountId, accountId)));
+  return row;
+}
+
+/**
+ * Removes up to `batchSize` requests created before `before`, oldest first among ids after `after`, and returns
+ * their ids. Read as a range of the primary key: a request's id is made when it begins (its time part is its
+ * `created_at` or a moment before it), so every row created before `before` has an id below `before`'s bound.
+ * SKIP LOCKED: two runs at once take different rows, neither waiting for the other.
+ */
+export async function deleteRequestsBefore(
+  db: DbOrTx,
+  input: { before: Date; idBound: string; after: string; batchSize: number },
+): Promise<string[]> {
+  const doomed = db
+    .select({ id: requestLog.id })
+    .from(requestLog)
+    .where(
+      and(gt(requestLog.id, input.after), lt(requestLog.id, input.idBound), lt(requestLog.createdAt, input.before)),
+    )
+    .orderBy(requestLog.id)
+    .limit(input.batchSize)
+    .for('update', { skipLocked: true });
+  const removed = await db.delete(requestLog).where(inArray(requestLog.id, doomed)).returning({ id: requestLog.id });
+  return removed.map((row) => row.id);
+}

@@ -1,0 +1,73 @@
+import { OPERATOR_ACCOUNT_ID } from '@pps/shared/http';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AccountSnapshot } from '../../auth/auth-cache';
+import type { GatewayEnv } from '../../auth/authenticate';
+import type { BodySource } from '../model/entry';
+import type { RequestLog } from './writer';
+
+/** The auth routes' own variable: `POST /auth/key` and `/auth/token` know the account by its API key alone. */
+type RecordedEnv = GatewayEnv & { Variables: { account?: AccountSnapshot } };
+
+/** Pages of the console are a browser's, not API requests: not recorded (its sign-in is not an account's call). */
+const NOT_RECORDED = ['/console'];
+
+/**
+ * Records every request an account made, after it was answered: whatever set the caller (the four-header check, the
+ * API key of `/auth/*`, a checkout session's client secret) made it the account's. Requests no account made (a
+ * failed authentication, health, metrics, docs, static files) and the operator's (`/admin`) are not recorded.
+ *
+ * The request path's part is a push: the answer's body and the request's are kept by reference (`responseBody`,
+ * `requestBody`), the clock read, and `record` called; reading, redacting and writing are the writer's.
+ */
+export const recordRequests =
+  (requestLog: RequestLog): MiddlewareHandler<RecordedEnv> =>
+  async (c, next) => {
+    const startedAt = Date.now();
+    const started = performance.now();
+    await next();
+    const accountId = c.get('caller')?.accountId ?? c.get('account')?.id;
+    if (accountId === undefined || accountId === OPERATOR_ACCOUNT_ID) return;
+    if (NOT_RECORDED.some((prefix) => c.req.path.startsWith(prefix))) return;
+    const requestId = c.get('requestId');
+    requestLog.record({
+      accountId,
+      method: c.req.method,
+      url: c.req.url,
+      status: c.res.status,
+      requestId,
+      clientChoseId: c.req.header('x-request-id') === requestId,
+      idempotencyKey: c.req.header('idempotency-key'),
+      startedAt,
+      durationMs: Math.round(performance.now() - started),
+      requestBody: requestBody(c),
+      responseBody: responseBody(c.res),
+    });
+  };
+
+/** The body as the gateway read it: the bytes it forwarded, or what Hono read for the gateway's own route. */
+function requestBody(c: Context<RecordedEnv>): BodySource {
+  const forwarded = c.get('requestBody');
+  if (forwarded) return forwarded;
+  const read = c.req.bodyCache;
+  return read.text ?? read.arrayBuffer;
+}
+
+/**
+ * @hono/node-server answers with a Response of its own that keeps the body it was made with (a string, or bytes)
+ * under a symbol described `cache`, and writes that to the socket as it is; the symbol is not exported, so it is
+ * found on the first such Response. Read there, the body costs nothing and the Response stays as light as it was
+ * (reading it through `clone()` or `text()` would build the full Response its lightness avoids). Any other Response
+ * (one with a stream body; `app.request()` in tests) is copied with `clone()`, and the copy read by the writer.
+ */
+let cacheSymbol: symbol | undefined;
+
+function responseBody(response: Response): BodySource {
+  cacheSymbol ??= Object.getOwnPropertySymbols(response).find((symbol) => symbol.description === 'cache');
+  const cached = cacheSymbol && (response as unknown as Record<symbol, unknown[] | undefined>)[cacheSymbol];
+  if (cached) {
+    const body = cached[1];
+    if (typeof body === 'string' || body instanceof Uint8Array) return body;
+  }
+  if (response.body === null || response.bodyUsed) return undefined;
+  return response.clone();
+}
