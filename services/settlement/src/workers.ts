@@ -19,6 +19,7 @@ import { handlers } from './jobs/registry';
 const schedules = (config: Config) => [
   { queue: queues.maintenance, job: jobs.idempotencyCleanup, every: 60 * 60 * 1000 },
   { queue: queues.maintenance, job: jobs.paymentRecovery, every: 60 * 1000 },
+  { queue: queues.maintenance, job: jobs.requestLogRetention, every: 60 * 60 * 1000 },
   { queue: queues.settlement, job: jobs.settlementPass, every: config.SETTLEMENT_INTERVAL_SECONDS * 1000 },
   { queue: queues.settlement, job: jobs.payoutRun, every: config.PAYOUT_INTERVAL_SECONDS * 1000 },
 ];

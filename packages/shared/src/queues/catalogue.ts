@@ -25,6 +25,15 @@ export const jobs = {
     name: 'payment-recovery',
     payload: z.object({}).strict(),
   },
+  /**
+   * Requests past the request log's 30 days removed, in batches: the gateway owns the log, which has no workers of
+   * its own; settlement's maintenance worker runs it as it runs the idempotency-key cleanup for payments.
+   */
+  requestLogRetention: {
+    queue: queues.maintenance,
+    name: 'request-log-retention',
+    payload: z.object({}).strict(),
+  },
   /** A settlement pass: every account's due records (the scheduler), or one account's (its clock moved). */
   settlementPass: {
     queue: queues.settlement,

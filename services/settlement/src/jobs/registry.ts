@@ -2,6 +2,7 @@ import { idempotencyCleanup } from './idempotency-cleanup';
 import type { JobHandlers } from './job-handler';
 import { paymentRecovery } from './payment-recovery';
 import { payoutRun } from './payout-run';
+import { requestLogRetention } from './request-log-retention';
 import { settlementPass } from './settlement-pass';
 
 /**
@@ -13,5 +14,6 @@ export const handlers: JobHandlers = {
   idempotencyCleanup,
   paymentRecovery,
   payoutRun,
+  requestLogRetention,
   settlementPass,
 };
