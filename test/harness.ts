@@ -1,4 +1,4 @@
-import { AuthCache, inProcessUpstream } from '@pps/gateway';
+import { AuthCache, inProcessUpstream, startRequestLog } from '@pps/gateway';
 import { createGatewayApp } from '@pps/gateway/app';
 import { createMerchantsApp } from '@pps/merchants/app';
 import type { Processor } from '@pps/payments';
@@ -50,6 +50,11 @@ export async function createTestStack(
     poolSize?: number;
     /** The payment service's processor (the sandbox by default, with SANDBOX_LATENCY_MS). */
     processor?: Processor;
+    /**
+     * Record the accounts' requests (`GET /requests`): the writer thread on a connection of its own to the stack's
+     * database, as in production, or to `databaseUrl` (one that does not answer, say); `capacity` bounds what waits.
+     */
+    requestLog?: boolean | { databaseUrl?: string; capacity?: number };
   } = {},
 ) {
   const runId = inject('runId');
@@ -71,6 +76,8 @@ export async function createTestStack(
   const settlement = options.settlement ? await startSettlement({ config, db: database.db, log, metrics }) : undefined;
   const webhooks = options.webhooks ? await startWebhooks({ config, db: database.db, log, metrics }) : undefined;
   const trigger = options.settlement ? createSettlementTrigger(config, log) : undefined;
+  const requestLogOptions = options.requestLog === true ? {} : options.requestLog || undefined;
+  const requestLog = requestLogOptions ? startRequestLog({ config, log, metrics, ...requestLogOptions }) : undefined;
   const gatewayDeps = {
     config,
     db: database.db,
@@ -88,6 +95,7 @@ export async function createTestStack(
       settlement || webhooks
         ? [...Object.values(settlement?.queues ?? {}), ...Object.values(webhooks?.queues ?? {})]
         : undefined,
+    requestLog,
   };
   const gateway = createGatewayApp(gatewayDeps, metrics);
 
@@ -147,15 +155,22 @@ export async function createTestStack(
     sql: database.sql,
     clock,
     gateway,
-    /** A second gateway over the same database, services, Redis and prefix (another gateway process, in effect). */
-    anotherGateway: () => createGatewayApp(gatewayDeps, createMetrics()),
+    /**
+     * A second gateway over the same database, services, Redis and prefix (another gateway process, in effect), with
+     * `overrides` of its deps (a request log of its own, say).
+     */
+    anotherGateway: (overrides: Partial<Parameters<typeof createGatewayApp>[0]> = {}) =>
+      createGatewayApp({ ...gatewayDeps, ...overrides }, createMetrics()),
     call,
     admin,
     createAccount,
     settlement,
     webhooks,
     metrics,
+    /** The request log's writer, when `requestLog` was asked for. */
+    requestLog,
     close: async () => {
+      await requestLog?.close();
       await trigger?.close();
       await settlement?.close();
       await webhooks?.close();
