@@ -17,9 +17,22 @@ import { prepareWorld, type World } from './world';
  * shared machine two figures taken minutes apart differ more than two versions do; taken in turn, the noise falls on
  * both. Each is warmed up first (5 s, not counted), and each load counted once its connections are in
  * (`windowedLoad`). Prints each round and the means.
+ *
+ * The revision `.` is this tree again, so one setting is measured against another on the same code:
+ * BENCH_THEN_ENV (`NAME=value,NAME=value`) is given to the revision's server only, e.g.
+ * `BENCH_THEN_ENV=REQUEST_LOG=false npm run bench:compare -- .` is this tree without the request log, then with it.
  */
 const revision = process.argv[2];
-if (!revision) throw new Error('usage: npm run bench:compare -- <git revision>');
+if (!revision) throw new Error('usage: npm run bench:compare -- <git revision, or . for this tree>');
+const thenEnv = Object.fromEntries(
+  (process.env.BENCH_THEN_ENV ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
+const sameTree = revision === '.';
+/** How the revision's figures are named. */
+const thenName = [sameTree ? 'this tree' : revision, process.env.BENCH_THEN_ENV].filter(Boolean).join(', ');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARM_UP_SECONDS = 5;
@@ -28,13 +41,15 @@ const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.
 // The revision's tree, under .tmp so its bundle finds this checkout's node_modules; its own workspace packages are
 // linked in its own node_modules, which resolution reaches first (else `@pps/*` would be this tree's code).
 const tree = resolve('.tmp', `compare-${randomBytes(3).toString('hex')}`);
-execFileSync('git', ['worktree', 'add', '--detach', tree, revision], { stdio: 'ignore' });
+if (!sameTree) execFileSync('git', ['worktree', 'add', '--detach', tree, revision], { stdio: 'ignore' });
 try {
-  linkWorkspaces(tree);
   const current = join('.tmp', `bench-dist-${randomBytes(3).toString('hex')}`);
   await build(current);
-  const { build: buildThen } = (await import(join(tree, 'scripts/build.ts'))) as typeof import('../scripts/build');
-  await buildThen(join(tree, 'dist'));
+  if (!sameTree) {
+    linkWorkspaces(tree);
+    const { build: buildThen } = (await import(join(tree, 'scripts/build.ts'))) as typeof import('../scripts/build');
+    await buildThen(join(tree, 'dist'));
+  }
 
   const env = (database: string) => ({
     DATABASE_URL: `${POSTGRES}/${database}`,
@@ -47,9 +62,12 @@ try {
   await freshDatabase(`${POSTGRES}/pps_compare_now`, { migrate: false });
   await freshDatabase(`${POSTGRES}/pps_compare_then`, { migrate: false });
   const now = await startServer([join(current, 'start.js')], env('pps_compare_now'));
-  const then = await startServer([join(tree, 'dist', 'start.js')], env('pps_compare_then'));
+  const then = await startServer([sameTree ? join(current, 'start.js') : join(tree, 'dist', 'start.js')], {
+    ...env('pps_compare_then'),
+    ...thenEnv,
+  });
   const versions = [
-    { name: revision, target: then, world: await prepareWorld(then.base, 'dev-admin-token'), runs: [] as Run[] },
+    { name: thenName, target: then, world: await prepareWorld(then.base, 'dev-admin-token'), runs: [] as Run[] },
     { name: 'this tree', target: now, world: await prepareWorld(now.base, 'dev-admin-token'), runs: [] as Run[] },
   ];
   // Warm-up, not counted: both JITs and connection pools get to their steady state first.
@@ -65,8 +83,8 @@ try {
     }
   }
   const [before, after] = versions.map((version) => mean(version.runs)) as [Run, Run];
-  console.log(`\nmean  ${revision.padEnd(12)} ${format(before)}\nmean  ${'this tree'.padEnd(12)} ${format(after)}`);
-  console.log(`this tree / ${revision}: ${(after.requestsPerSecond / before.requestsPerSecond).toFixed(2)}× req/s`);
+  console.log(`\nmean  ${thenName.padEnd(12)} ${format(before)}\nmean  ${'this tree'.padEnd(12)} ${format(after)}`);
+  console.log(`this tree / ${thenName}: ${(after.requestsPerSecond / before.requestsPerSecond).toFixed(2)}× req/s`);
   await stopAll();
 } finally {
   await stopAll();
