@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { createRequire } from 'node:module';
 import { closeServer, listen } from '@pps/shared/runtime';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from '../fixtures/merchants';
 import { cards, createCardToken, createPayment, tokenv3Body } from '../fixtures/payments';
 import { type Credentials, createTestStack, type TestStack } from '../harness';
+import { checkPage } from './console-page-check';
 
 /**
  * The console in a real browser (Debian's chromium, driven by playwright-core), as an account's developer uses it:
@@ -16,7 +16,6 @@ import { type Credentials, createTestStack, type TestStack } from '../harness';
  */
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const XSS = '<script>window.__xss=1</script><img src=x onerror="window.__xss=2">';
 
 let stack: TestStack;
@@ -70,29 +69,6 @@ afterAll(async () => {
   if (server) await closeServer(server);
   await stack?.close();
 });
-
-/** axe-core's serious and critical violations of the page as it is now (evaluated, so the page's CSP allows it). */
-async function accessibilityProblems(page: Page) {
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    type Result = { id: string; impact: string; nodes: { target: string[] }[] };
-    const axe = (window as unknown as { axe: { run: () => Promise<{ violations: Result[]; passes: Result[] }> } }).axe;
-    const result = await axe.run();
-    // A run that checked nothing would pass anything: each page passes many rules (labels, landmarks, contrast).
-    if (result.passes.length < 10) throw new Error(`axe checked too little: ${result.passes.length} rules passed`);
-    return result.violations;
-  });
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-}
-
-/** The page after each step: no accessibility problem, no script of a user string ran, nothing refused by the CSP. */
-async function checkPage(page: Page, violations: string[]) {
-  expect(await accessibilityProblems(page), page.url()).toEqual([]);
-  expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
-  expect(violations, 'Content-Security-Policy violations').toEqual([]);
-}
 
 describe('the console in chromium', () => {
   it('signs in by keyboard, filters, refunds, exports and signs out', async () => {

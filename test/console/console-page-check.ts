@@ -1,0 +1,31 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+/** The console's browser tests' checks of each page they visit: axe-core, no script of a user string, the CSP. */
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's serious and critical violations of the page as it is now (evaluated, so the page's CSP allows it). */
+export async function accessibilityProblems(page: Page) {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    type Result = { id: string; impact: string; nodes: { target: string[] }[] };
+    const axe = (window as unknown as { axe: { run: () => Promise<{ violations: Result[]; passes: Result[] }> } }).axe;
+    const result = await axe.run();
+    // A run that checked nothing would pass anything: each page passes many rules (labels, landmarks, contrast).
+    if (result.passes.length < 10) throw new Error(`axe checked too little: ${result.passes.length} rules passed`);
+    return result.violations;
+  });
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+/** The page after each step: no accessibility problem, no script of a user string ran, nothing refused by the CSP. */
+export async function checkPage(page: Page, violations: string[]) {
+  expect(await accessibilityProblems(page), page.url()).toEqual([]);
+  expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+  expect(violations, 'Content-Security-Policy violations').toEqual([]);
+}
