@@ -16,7 +16,7 @@ import { waitFor } from '../wait';
  * (one commit), the processor is called with no transaction open, the outcome is recorded (a second commit).
  */
 
-const LATENCY_MS = 400;
+const LATENCY_MS = 1000;
 
 describe('with a processor answering in SANDBOX_LATENCY_MS, on a pool of 2 connections', () => {
   let stack: TestStack;
