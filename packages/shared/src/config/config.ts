@@ -277,7 +277,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const warnings =
     defaulted.length === 0
       ? []
-      : [`development defaults in use for ${defaulted.join(', ')} (fine here; production refuses them)`];
+      : [`using the development defaults of ${defaulted.join(', ')} (fine here; production refuses them)`];
   const publicBaseUrl = parsed.data.PUBLIC_BASE_URL ?? `http://localhost:${parsed.data.PORT}`;
   const demoPort = parsed.data.DEMO_PORT ?? (parsed.data.PORT === 0 ? 0 : parsed.data.PORT + 1);
   const host = parsed.data.HOST ?? (parsed.data.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1');
