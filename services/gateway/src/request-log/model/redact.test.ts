@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redactJson, redactText } from './redact';
+import { redactBody, redactJson, redactText } from './redact';
 
 /** A card number of `length` digits starting with `prefix`, its last digit making the Luhn check pass. */
 function luhnCard(prefix: string, body: string, length: number): string {
@@ -160,5 +160,42 @@ describe('redactJson', () => {
         expect(JSON.stringify(redactJson(structuredClone(body)))).not.toContain(secret);
       }),
     );
+  });
+});
+
+describe('redactBody', () => {
+  const payment = JSON.stringify({
+    data: {
+      id: 'pay_01m84s8mm38qmqyjbn5pttva5z',
+      attributes: {
+        transaction: { code: '00', amount: '1000' },
+        card: { brand: 'visa', last4: '1111', expiry: '1228' },
+        createdAt: '2026-11-23T18:04:05.123Z',
+      },
+    },
+  });
+
+  it('keeps an answer with nothing to redact as the platform wrote it', () => {
+    expect(redactBody(payment, { ours: true })?.text).toBe(payment);
+  });
+
+  it('redacts an answer with a secret by name, by shape, in a card, or spelt with escapes', () => {
+    const cases: [unknown, string][] = [
+      [{ data: { attributes: { appKey: 'short' } } }, '{"data":{"attributes":{"appKey":"[redacted]"}}}'],
+      [{ data: { id: 'sk_test_abcdefghijklmnopqrstuvwxyz' } }, '{"data":{"id":"[redacted]"}}'],
+      [{ card: { brand: 'visa', number: '1234' } }, '{"card":{"brand":"visa","number":"[redacted]"}}'],
+      [{ card: { extra: { code: '1' } } }, '{"card":{"extra":{"code":"1"}}}'],
+    ];
+    for (const [value, redacted] of cases)
+      expect(redactBody(JSON.stringify(value), { ours: true })?.text).toBe(redacted);
+    // 4242… written with escapes.
+    const escaped = '{"note":"\\u00342424242424242424"}';
+    expect(redactBody(escaped, { ours: true })?.text).toBe('{"note":"[redacted]"}');
+  });
+
+  it("serializes a client's body again: a key sent twice keeps only its last value, redacted", () => {
+    const twice = '{"miscData":"4111111111111111","miscData":"x"}';
+    expect(redactBody(twice, { ours: false })?.text).toBe('{"miscData":"x"}');
+    expect(redactBody('not json', { ours: false })).toBeUndefined();
   });
 });

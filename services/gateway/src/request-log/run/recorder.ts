@@ -9,7 +9,7 @@ import type { RequestLog } from './writer';
 type RecordedEnv = GatewayEnv & { Variables: { account?: AccountSnapshot } };
 
 /** Pages of the console are a browser's, not API requests: not recorded (its sign-in is not an account's call). */
-const NOT_RECORDED = ['/console'];
+const CONSOLE = '/console';
 
 /**
  * Records every request an account made, after it was answered: whatever set the caller (the four-header check, the
@@ -27,7 +27,7 @@ export const recordRequests =
     await next();
     const accountId = c.get('caller')?.accountId ?? c.get('account')?.id;
     if (accountId === undefined || accountId === OPERATOR_ACCOUNT_ID) return;
-    if (NOT_RECORDED.some((prefix) => c.req.path.startsWith(prefix))) return;
+    if (c.req.path.startsWith(CONSOLE)) return;
     const requestId = c.get('requestId');
     requestLog.record({
       accountId,

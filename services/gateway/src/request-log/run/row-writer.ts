@@ -3,7 +3,7 @@ import { type CapturedRequest, requestLogRow } from '../model/entry';
 import { insertRequestLogRows } from '../model/request-log.repository';
 
 /** Rows per statement: a backlog is written in several. */
-const ROWS_PER_STATEMENT = 1000;
+const ROWS_PER_STATEMENT = 50;
 
 /** What the row writer tells its owner: rows written, dropped, the database failing and answering again. */
 export type RowWriterEvents = {

@@ -30,7 +30,14 @@ const port = parentPort;
 if (!port) throw new Error('the request log writer runs as a worker thread');
 const post = (message: FromWriter) => port.postMessage(message);
 const options = workerData as WriterOptions;
-const database = createDatabase(options.databaseUrl, { max: 1, connectTimeoutMs: options.connectTimeoutMs });
+/**
+ * The writer's session: commits that do not wait for their WAL to reach the disk (a crash of PostgreSQL may lose the
+ * last fraction of a second of the log, never a payment's commit, and the log's commits add no flush for the
+ * payments' to queue behind), and a statement the database holds up is given up after 30 s and sent again.
+ */
+const SESSION = 'synchronous_commit=off&statement_timeout=30000&application_name=pps-request-log';
+const databaseUrl = `${options.databaseUrl}${options.databaseUrl.includes('?') ? '&' : '?'}${SESSION}`;
+const database = createDatabase(databaseUrl, { max: 1, connectTimeoutMs: options.connectTimeoutMs });
 const rows = createRowWriter({
   db: database.db,
   capacity: options.capacity,

@@ -48,10 +48,11 @@ const bundled = typeof __PPS_BUNDLED__ !== 'undefined' && __PPS_BUNDLED__;
  * loaded through tsx, which a worker thread does not inherit from the thread that starts it.
  */
 function startWriterThread(options: WriterOptions): Worker {
-  if (bundled) return new Worker(new URL('./request-log-writer.js', import.meta.url), { workerData: options });
+  const settings = { workerData: options };
+  if (bundled) return new Worker(new URL('./request-log-writer.js', import.meta.url), settings);
   const source = new URL('./writer-thread.ts', import.meta.url).href;
   const load = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); })`;
-  return new Worker(load, { eval: true, workerData: options });
+  return new Worker(load, { ...settings, eval: true });
 }
 
 export function startRequestLog(deps: {
@@ -111,27 +112,45 @@ export function startRequestLog(deps: {
     return thread;
   }
 
-  /** The bodies as the writer can take them: text or bytes of their own (not a view into a larger buffer). */
-  async function transferable(captured: CapturedRequest): Promise<CapturedRequest> {
-    const settle = async (source: BodySource): Promise<BodySource> => {
-      if (source === undefined || typeof source === 'string') return source;
-      if (source instanceof Uint8Array) return source.slice();
-      const body = isResponse(source) ? await source.text().catch(() => undefined) : await source;
+  /**
+   * A body as the writer thread can take it: text, or bytes of their own (a Node Buffer's `slice` is a view, and a
+   * view is sent with the whole buffer it is in). One still to be read (a copied Response, what Hono read) is read
+   * by a promise added to `reads`, which puts it in place.
+   */
+  function settleBody(captured: CapturedRequest, which: 'requestBody' | 'responseBody', reads: Promise<void>[]) {
+    const source = captured[which];
+    if (source === undefined || typeof source === 'string') return;
+    if (source instanceof Uint8Array) {
+      captured[which] = new Uint8Array(source);
+      return;
+    }
+    const read = async (): Promise<BodySource> => {
+      const body = isResponse(source) ? await source.text() : await source;
       return typeof body === 'string' || body === undefined ? body : new Uint8Array(body);
     };
-    const [requestBody, responseBody] = await Promise.all([
-      settle(captured.requestBody),
-      settle(captured.responseBody),
-    ]);
-    return { ...captured, requestBody, responseBody };
+    reads.push(
+      read().then(
+        (body) => {
+          captured[which] = body;
+        },
+        () => {
+          captured[which] = undefined;
+        },
+      ),
+    );
   }
 
-  /** Hands what waits to the writer thread. */
+  /** Hands what waits to the writer thread (at once, unless a body is still to be read). */
   async function handOver() {
     if (waiting.length === 0) return;
-    const taken = waiting;
+    const requests = waiting;
     waiting = [];
-    const requests = await Promise.all(taken.map(transferable));
+    const reads: Promise<void>[] = [];
+    for (const captured of requests) {
+      settleBody(captured, 'requestBody', reads);
+      settleBody(captured, 'responseBody', reads);
+    }
+    if (reads.length > 0) await Promise.all(reads);
     worker.postMessage({ kind: 'requests', requests } satisfies ToWriter);
   }
 
