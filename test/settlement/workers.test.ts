@@ -21,14 +21,15 @@ afterAll(async () => {
 });
 
 describe('settlement workers (real Redis, own BullMQ prefix)', () => {
-  it('register the idempotency-cleanup and payment-recovery schedulers', async () => {
+  it('register the idempotency-cleanup, payment-recovery and request-log-retention schedulers', async () => {
     const schedulers = await waitFor(() => settlement.queues.maintenance.getJobSchedulers(), {
-      until: (list) => list.length > 1,
+      until: (list) => list.length > 2,
       timeoutMs: 10_000,
       what: 'a job scheduler',
     });
     expect(schedulers.map((scheduler) => scheduler.key)).toContain(jobs.idempotencyCleanup.name);
     expect(schedulers.find((scheduler) => scheduler.key === jobs.paymentRecovery.name)?.every).toBe(60_000);
+    expect(schedulers.find((scheduler) => scheduler.key === jobs.requestLogRetention.name)?.every).toBe(3_600_000);
   });
 
   it('a cleanup job removes keys past their TTL and keeps the fresh ones', async () => {
