@@ -9,10 +9,19 @@ import { Layout } from './components/layout';
 import { NotFound } from './components/not-found';
 import type { ConsoleEnv } from './console-env';
 import { registerAccountsPage } from './pages/accounts';
+import { registerAchFilesPages } from './pages/ach-files';
+import { registerDevelopersPages } from './pages/developers';
 import { registerDisputePage } from './pages/dispute';
 import { registerDisputesPage } from './pages/disputes';
+import { registerEventsPages } from './pages/events';
+import { registerHealthPages } from './pages/health';
+import { registerHomePages } from './pages/home';
+import { registerMerchantsPages } from './pages/merchants';
 import { registerPaymentPage } from './pages/payment';
 import { registerPaymentsPage } from './pages/payments';
+import { registerPayoutsPages } from './pages/payouts';
+import { registerRequestsPages } from './pages/requests';
+import { registerSettlementReportsPages } from './pages/settlement-reports';
 import { registerSignInPage, SESSION_COOKIE } from './pages/sign-in';
 import { registerWebhookPage } from './pages/webhook';
 import { registerWebhooksPage } from './pages/webhooks';
@@ -93,16 +102,22 @@ export function registerConsoleRoutes(app: Hono<GatewayEnv>, deps: GatewayDeps, 
     deleteCookie(c, SESSION_COOKIE, { path: '/console' });
     return c.redirect('/console/sign-in', 303);
   });
-  console.get('/console', (c) =>
-    c.redirect(c.get('viewer').kind === 'account' ? '/console/payments' : '/console/accounts', 303),
-  );
+  registerHomePages(console, deps);
   registerPaymentsPage(console, deps);
   registerPaymentPage(console, deps);
   registerDisputesPage(console, deps);
   registerDisputePage(console, deps);
   registerWebhooksPage(console, deps);
   registerWebhookPage(console, deps);
+  registerMerchantsPages(console, deps);
+  registerPayoutsPages(console, deps);
+  registerDevelopersPages(console, deps);
+  registerEventsPages(console, deps);
+  registerRequestsPages(console, deps);
   registerAccountsPage(console, deps);
+  registerHealthPages(console, deps);
+  registerAchFilesPages(console, deps);
+  registerSettlementReportsPages(console, deps);
 
   console.all('/console/*', (c) => c.html(<NotFound viewer={c.get('viewer')} />, 404));
 }

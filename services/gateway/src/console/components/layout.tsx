@@ -1,16 +1,38 @@
 import type { Child, FC } from 'hono/jsx';
 import type { Viewer } from '../session/sessions.usecases';
 
+/** A link of the navigation. */
 type Section = { href: string; label: string };
+type NavEntry = Section | { heading: string; sections: Section[] };
 
 /**
  * The console's sections an account sees, in the order the navigation lists them; a group is a heading over its
  * sections (the developers' tools apart from the money).
  */
-const ACCOUNT_SECTIONS: (Section | { heading: string; sections: Section[] })[] = [
+const ACCOUNT_SECTIONS: NavEntry[] = [
+  { href: '/console', label: 'Home' },
   { href: '/console/payments', label: 'Payments' },
+  { href: '/console/merchants', label: 'Merchants' },
   { href: '/console/disputes', label: 'Disputes' },
-  { heading: 'Developers', sections: [{ href: '/console/webhooks', label: 'Webhooks' }] },
+  { href: '/console/payouts', label: 'Payouts' },
+  {
+    heading: 'Developers',
+    sections: [
+      { href: '/console/developers', label: 'Apps and keys' },
+      { href: '/console/webhooks', label: 'Webhooks' },
+      { href: '/console/events', label: 'Events' },
+      { href: '/console/requests', label: 'Request log' },
+    ],
+  },
+];
+
+/** The operator's sections: every account, the roles' health, the bank's files, the reports and the queue board. */
+const OPERATOR_SECTIONS: NavEntry[] = [
+  { href: '/console/accounts', label: 'Accounts' },
+  { href: '/console/health', label: 'Health' },
+  { href: '/console/ach-files', label: 'ACH files' },
+  { href: '/console/settlement-reports', label: 'Settlement reports' },
+  { href: '/admin/queues', label: 'Queues' },
 ];
 
 const SectionLink: FC<{ section: Section; current?: string }> = ({ section, current }) => (
@@ -50,7 +72,7 @@ export const Layout: FC<{ title: string; viewer?: Viewer; current?: string; chil
           <>
             <nav aria-label="Console">
               <ul>
-                {ACCOUNT_SECTIONS.map((section) =>
+                {(viewer.kind === 'account' ? ACCOUNT_SECTIONS : OPERATOR_SECTIONS).map((section) =>
                   'heading' in section ? (
                     <li class="group">
                       <span id={`nav-${section.heading.toLowerCase()}`}>{section.heading}</span>

@@ -1,0 +1,6 @@
+import type { Hono } from 'hono';
+import type { GatewayDeps } from '../../deps';
+import type { ConsoleEnv } from '../console-env';
+
+/** Being built (issue 52): the developers pages. */
+export function registerDevelopersPages(_app: Hono<ConsoleEnv>, _deps: GatewayDeps) {}

@@ -1,0 +1,6 @@
+import type { Hono } from 'hono';
+import type { GatewayDeps } from '../../deps';
+import type { ConsoleEnv } from '../console-env';
+
+/** Being built (issue 52): the health pages. */
+export function registerHealthPages(_app: Hono<ConsoleEnv>, _deps: GatewayDeps) {}
