@@ -105,4 +105,17 @@ export const listBalanceTransactionsRoute = createRoute({
   },
 });
 
-export const balancesRoutes = [getBalanceRoute, listBalanceTransactionsRoute];
+export const getAccountBalanceRoute = createRoute({
+  method: 'get',
+  path: '/balance',
+  operationId: 'getAccountBalance',
+  tags: ['Balances'],
+  summary: "The account's pending, available and in-transit balances: its merchants' balances summed",
+  security: authenticated,
+  responses: {
+    200: jsonResponse("The balances (the id is the account's)", singleDocument(balanceResourceSchema)),
+    ...authenticatedErrors(403),
+  },
+});
+
+export const balancesRoutes = [getAccountBalanceRoute, getBalanceRoute, listBalanceTransactionsRoute];

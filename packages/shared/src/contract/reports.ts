@@ -1,5 +1,13 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { authenticated, authenticatedErrors, resourceSchema, signedCentsString, singleDocument } from './common';
+import {
+  authenticated,
+  authenticatedErrors,
+  centsString,
+  jsonResponse,
+  resourceSchema,
+  signedCentsString,
+  singleDocument,
+} from './common';
 
 /** Reports (docs/api.md, Reports): figures the account reads as JSON or, with Accept: text/csv, as a spreadsheet. */
 
@@ -93,4 +101,69 @@ export const getSettlementReportRoute = createRoute({
   },
 });
 
-export const reportsRoutes = [getSettlementReportRoute];
+/** The longest range of one daily report: about a quarter, what a chart of days can show. */
+export const DAILY_REPORT_MAX_DAYS = 92;
+
+const dailyFigures = {
+  attempts: z.number().int().openapi({ description: 'Card and ACH payments created (refunds and captures apart)' }),
+  approved: z.number().int().openapi({ description: 'Those not declined' }),
+  declined: z.number().int().openapi({ description: 'Those declined (created failed)' }),
+  approvedAmount: centsString.openapi({ description: 'The amounts of the approved ones' }),
+};
+
+export const dailyReportSchema = resourceSchema(
+  'dailyReports',
+  z.object({
+    startDate: z.string().openapi({ format: 'date', example: '2026-10-31', description: 'First day' }),
+    endDate: z.string().openapi({ format: 'date', example: '2026-11-29', description: 'Last day' }),
+    currency: z.literal('USD'),
+    days: z.array(z.object({ date: z.string().openapi({ format: 'date' }), ...dailyFigures })).openapi({
+      description: 'Every day of the range, oldest first, zero on days without a payment',
+    }),
+    totals: z.object(dailyFigures),
+  }),
+).openapi('DailyReport');
+
+/**
+ * The days of a daily report: `startDate` and `endDate` together (inclusive, at most 92 days), or neither for the 30
+ * days ending today by the account's clock.
+ */
+export const dailyReportQuerySchema = z
+  .object({
+    startDate: dayParam('startDate', 'First day (inclusive, Pacific time), with endDate; default 29 days before today'),
+    endDate: dayParam(
+      'endDate',
+      "Last day (inclusive, Pacific time), with startDate; default today by the account's clock",
+    ),
+  })
+  .superRefine((query, ctx) => {
+    const issue = (path: string, code: string, message: string) =>
+      ctx.addIssue({ code: 'custom', path: [path], params: { code }, message, input: query });
+    if (query.startDate === undefined && query.endDate === undefined) return;
+    if (query.startDate === undefined) return issue('startDate', 'missing_field', 'startDate is required with endDate');
+    if (query.endDate === undefined) return issue('endDate', 'missing_field', 'endDate is required with startDate');
+    if (query.startDate > query.endDate) {
+      return issue('startDate', 'invalid_date_range', 'startDate must be on or before endDate');
+    }
+    const days = (Date.parse(query.endDate) - Date.parse(query.startDate)) / 86_400_000 + 1;
+    if (days > DAILY_REPORT_MAX_DAYS) {
+      issue('endDate', 'invalid_date_range', `a daily report covers at most ${DAILY_REPORT_MAX_DAYS} days`);
+    }
+  });
+
+export const getDailyReportRoute = createRoute({
+  method: 'get',
+  path: '/reports/daily',
+  operationId: 'getDailyReport',
+  tags: ['Reports'],
+  summary:
+    "Payments created per day (attempts, approved, declined, approved amount) over up to 92 days by the account's clock; the last 30 by default",
+  security: authenticated,
+  request: { query: dailyReportQuerySchema },
+  responses: {
+    200: jsonResponse('The days, oldest first, and their totals', singleDocument(dailyReportSchema)),
+    ...authenticatedErrors(400),
+  },
+});
+
+export const reportsRoutes = [getSettlementReportRoute, getDailyReportRoute];

@@ -10,9 +10,9 @@ import {
   type Travel,
 } from '@pps/shared/db';
 import { keptBalances, ledgerAccounts } from '@pps/shared/ledger';
-import { and, count, eq, gte, lt, type SQL } from 'drizzle-orm';
+import { and, count, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
 
-const { balanceTransactions } = schema;
+const { balanceTransactions, ledgerBalances, merchants } = schema;
 
 export type BalanceTransactionRow = schema.BalanceTransaction;
 export type MerchantBalances = { pending: number; available: number; inTransit: number };
@@ -29,6 +29,35 @@ export async function merchantBalances(db: DbOrTx, merchantId: string): Promise<
     pending: kept.get(names.pending)!,
     available: kept.get(names.available)!,
     inTransit: kept.get(names.inTransit)!,
+  };
+}
+
+/** A merchant ledger account's name built in SQL from `merchants.id`, by the same function that names it in code. */
+function ledgerAccountOfRow(name: (merchantId: string) => string) {
+  const [before, after] = name('\u0000').split('\u0000');
+  return sql`${before} || ${merchants.id} || ${after}`;
+}
+
+/**
+ * The balances of every merchant of an account, summed: the kept balances of its merchants' three ledger accounts,
+ * read along `ledger_balances`' primary key in one statement (a few rows per merchant, whatever the history).
+ */
+export async function accountBalances(db: DbOrTx, accountId: string): Promise<MerchantBalances> {
+  const { pending, available, inTransit } = ledgerAccounts;
+  const sumOf = (name: (merchantId: string) => string) =>
+    sql<string>`coalesce(sum(${ledgerBalances.balance}) filter (where ${ledgerBalances.ledgerAccount} = ${ledgerAccountOfRow(name)}), 0)::text`;
+  const [row] = await db
+    .select({ pending: sumOf(pending), available: sumOf(available), inTransit: sumOf(inTransit) })
+    .from(merchants)
+    .innerJoin(
+      ledgerBalances,
+      sql`${ledgerBalances.ledgerAccount} in (${sql.join([pending, available, inTransit].map(ledgerAccountOfRow), sql`, `)})`,
+    )
+    .where(eq(merchants.accountId, accountId));
+  return {
+    pending: Number(row?.pending ?? 0),
+    available: Number(row?.available ?? 0),
+    inTransit: Number(row?.inTransit ?? 0),
   };
 }
 

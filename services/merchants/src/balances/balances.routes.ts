@@ -1,10 +1,16 @@
-import { getBalanceRoute, listBalanceTransactionsRoute } from '@pps/shared/contract';
-import { list, type ServiceApp, single } from '@pps/shared/http';
+import { getAccountBalanceRoute, getBalanceRoute, listBalanceTransactionsRoute } from '@pps/shared/contract';
+import { absoluteUrl, list, type ServiceApp, single } from '@pps/shared/http';
 import { balanceUrl } from './balances.presenter';
-import { getBalance, listBalanceTransactions } from './balances.usecases';
+import { getAccountBalance, getBalance, listBalanceTransactions } from './balances.usecases';
 
 /** A merchant's balances and balance transactions: reads of what the ledger postings wrote. */
 export function registerBalanceRoutes(app: ServiceApp) {
+  app.openapi(getAccountBalanceRoute, async (c) => {
+    const ctx = c.get('ctx');
+    const balance = await getAccountBalance({ ctx });
+    return c.json(single(absoluteUrl(ctx.config.PUBLIC_BASE_URL, '/balance'), balance), 200);
+  });
+
   app.openapi(getBalanceRoute, async (c) => {
     const ctx = c.get('ctx');
     const balance = await getBalance({ ctx, input: { merchantId: c.req.valid('param').id } });

@@ -4,6 +4,7 @@ import { invalidDateRange, keysetOf, type PageQuery, type ServiceContext } from 
 import { requireMerchant } from '../merchants/merchants.access';
 import { balanceResource, balanceTransactionResource } from './balances.presenter';
 import {
+  accountBalances,
   type BalanceTransactionFilter,
   balanceTransactionPlace,
   listBalanceTransactionRows,
@@ -23,6 +24,11 @@ export async function getBalance({
 }): Promise<BalanceResource> {
   const merchant = await requireMerchant(ctx.db, ctx, input.merchantId);
   return balanceResource(merchant.id, await merchantBalances(ctx.db, merchant.id));
+}
+
+/** GET /balance: the account's balances, its merchants' summed (the id is the account's). */
+export async function getAccountBalance({ ctx }: { ctx: ServiceContext }): Promise<BalanceResource> {
+  return balanceResource(ctx.accountId, await accountBalances(ctx.db, ctx.accountId));
 }
 
 /** The query of GET /merchants/{id}/balance-transactions: the repository's filter as the route passes it. */

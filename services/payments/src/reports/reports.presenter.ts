@@ -1,7 +1,8 @@
+import { addCalendarDays } from '@pps/shared/clock';
 import { absoluteUrl, single } from '@pps/shared/http';
 import { formatCents } from '@pps/shared/money';
 import { csvText } from '../csv/csv';
-import type { DisputeFigures, SettlementFigures } from './reports.repository';
+import type { DayFigures, DisputeFigures, SettlementFigures } from './reports.repository';
 
 const FIGURES = ['count', 'gross', 'fees', 'refunds', 'net', 'disputed', 'disputeFees', 'reinstated'] as const;
 type Figures = Record<(typeof FIGURES)[number], number>;
@@ -65,4 +66,48 @@ export function settlementReportDocument(baseUrl: string, resource: ReturnType<t
 export function settlementReportCsv(resource: ReturnType<typeof settlementReportResource>): string {
   const { merchants, totals } = resource.attributes;
   return csvText(['merchantId', ...FIGURES], [...merchants, { merchantId: 'total', ...totals }]);
+}
+
+/** One day's (or the totals') figures as the API writes them: counts as numbers, the amount as cents text. */
+const dayAsText = (figures: Omit<DayFigures, 'date'>) => ({
+  attempts: figures.attempts,
+  approved: figures.approved,
+  declined: figures.attempts - figures.approved,
+  approvedAmount: formatCents(figures.approvedAmount),
+});
+
+/** Every date from `startDate` to `endDate`, inclusive, oldest first. */
+function datesOf(range: { startDate: string; endDate: string }) {
+  const dates: string[] = [];
+  for (let date = range.startDate; date <= range.endDate; date = addCalendarDays(date, 1)) dates.push(date);
+  return dates;
+}
+
+/** The daily report over a range: each day's kept figures, zero where none was kept, and the range's totals. */
+export function dailyReportResource(range: { startDate: string; endDate: string }, kept: DayFigures[]) {
+  const byDate = new Map(kept.map((day) => [day.date, day]));
+  const days = datesOf(range).map((date) => byDate.get(date) ?? { date, attempts: 0, approved: 0, approvedAmount: 0 });
+  const totals = { attempts: 0, approved: 0, approvedAmount: 0 };
+  for (const day of days) {
+    totals.attempts += day.attempts;
+    totals.approved += day.approved;
+    totals.approvedAmount += day.approvedAmount;
+  }
+  return {
+    type: 'dailyReports' as const,
+    id: `${range.startDate}..${range.endDate}`,
+    attributes: {
+      startDate: range.startDate,
+      endDate: range.endDate,
+      currency: 'USD' as const,
+      days: days.map((day) => ({ date: day.date, ...dayAsText(day) })),
+      totals: dayAsText(totals),
+    },
+  };
+}
+
+/** GET /reports/daily's document. */
+export function dailyReportDocument(baseUrl: string, resource: ReturnType<typeof dailyReportResource>) {
+  const { startDate, endDate } = resource.attributes;
+  return single(absoluteUrl(baseUrl, `/reports/daily?startDate=${startDate}&endDate=${endDate}`), resource);
 }

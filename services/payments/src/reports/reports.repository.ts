@@ -1,16 +1,16 @@
 import { addCalendarDays, startOfPacificDay } from '@pps/shared/clock';
 import { type DbOrTx, schema } from '@pps/shared/db';
 import { and, asc, between, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 
-const { balanceTransactions, settlementBatches } = schema;
+const { balanceTransactions, dailyFigures, settlementBatches } = schema;
 
 export type SettlementFigures = Pick<
   schema.SettlementBatch,
   'merchantId' | 'count' | 'gross' | 'fees' | 'refunds' | 'net'
 >;
 
-const summed = (column: typeof settlementBatches.gross | typeof settlementBatches.count) =>
-  sql<number>`sum(${column})::bigint`.mapWith(Number);
+const summed = (column: AnyPgColumn) => sql<number>`sum(${column})::bigint`.mapWith(Number);
 
 /**
  * The settlement batches of one account over settlement days `startDate`…`endDate` (inclusive; settlement owns them,
@@ -76,4 +76,29 @@ export async function disputeFiguresBetween(
     )
     .groupBy(balanceTransactions.merchantId)
     .orderBy(asc(balanceTransactions.merchantId));
+}
+
+/** An account's payments of one day, as `daily_figures` keeps them (the slots summed). */
+export type DayFigures = { date: string; attempts: number; approved: number; approvedAmount: number };
+
+/**
+ * The account's kept daily figures over days `startDate`…`endDate` (inclusive), oldest first: at most 16 rows a day
+ * along the primary key, whatever the number of payments. Days without a payment have no row.
+ */
+export async function dailyFiguresBetween(
+  db: DbOrTx,
+  accountId: string,
+  range: { startDate: string; endDate: string },
+): Promise<DayFigures[]> {
+  return db
+    .select({
+      date: dailyFigures.day,
+      attempts: summed(dailyFigures.attempts),
+      approved: summed(dailyFigures.approved),
+      approvedAmount: summed(dailyFigures.approvedAmount),
+    })
+    .from(dailyFigures)
+    .where(and(eq(dailyFigures.accountId, accountId), between(dailyFigures.day, range.startDate, range.endDate)))
+    .groupBy(dailyFigures.day)
+    .orderBy(asc(dailyFigures.day));
 }

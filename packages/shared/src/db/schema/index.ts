@@ -6,6 +6,7 @@ export type { BillingAddress } from './columns';
 export * from './console-sessions';
 export * from './counts';
 export * from './customers';
+export * from './daily-figures';
 export * from './disputes';
 export * from './events';
 export * from './idempotency';
