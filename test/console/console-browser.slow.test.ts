@@ -89,7 +89,13 @@ describe('the console in chromium', () => {
     await page.keyboard.type(acme.apiKey);
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Sign in');
-    await Promise.all([page.waitForURL(`${origin}/console/payments`), page.keyboard.press('Enter')]);
+    // Home: the last 30 days drawn by uPlot (the figures' table under it), the balances, what needs attention.
+    await Promise.all([page.waitForURL(`${origin}/console`), page.keyboard.press('Enter')]);
+    await page.locator('.chart-canvas canvas').waitFor();
+    expect(await page.locator('.chart-canvas .u-legend').textContent()).toContain('Approved volume');
+    await checkPage(page, cspViolations);
+    await page.getByRole('link', { name: 'Payments', exact: true }).click();
+    await page.waitForURL(`${origin}/console/payments`);
     await checkPage(page, cspViolations);
     expect(await page.locator('tbody tr').count()).toBe(2);
 

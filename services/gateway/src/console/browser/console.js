@@ -6,4 +6,44 @@
   for (const select of document.querySelectorAll('form.filters select')) {
     select.addEventListener('change', () => select.form?.requestSubmit());
   }
+
+  // Charts: each `[data-chart]` holds its figures as JSON (x as Unix seconds, then series of values); uPlot draws
+  // them. The table under each chart holds the same figures for readers without script.
+  const COLORS = ['#1d4ed8', '#b45309', '#047857', '#7c3aed'];
+  const dollars = (cents) =>
+    cents == null
+      ? ''
+      : `$${(cents / 100).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  const text = (unit) => (unit === 'cents' ? dollars : (value) => (value == null ? '' : String(value)));
+  const uPlot = window.uPlot;
+  for (const holder of document.querySelectorAll('[data-chart]')) {
+    if (!uPlot) break;
+    const figures = JSON.parse(holder.dataset.chart);
+    const scales = figures.series.map((_, index) => `y${index}`);
+    const options = {
+      width: Math.max(holder.clientWidth, 320),
+      height: 240,
+      series: [
+        {},
+        ...figures.series.map((line, index) => ({
+          label: line.label,
+          scale: scales[index],
+          stroke: COLORS[index % COLORS.length],
+          width: 2,
+          value: (_, value) => text(line.unit)(value),
+        })),
+      ],
+      axes: [
+        {},
+        ...figures.series.slice(0, 2).map((line, index) => ({
+          scale: scales[index],
+          side: index === 0 ? 3 : 1,
+          grid: { show: index === 0 },
+          size: 70,
+          values: (_, ticks) => ticks.map(text(line.unit)),
+        })),
+      ],
+    };
+    new uPlot(options, [figures.x, ...figures.series.map((line) => line.values)], holder);
+  }
 })();

@@ -43,12 +43,14 @@ const SectionLink: FC<{ section: Section; current?: string }> = ({ section, curr
 
 /**
  * Every page: one `<h1>` (the page's title), a skip link, the navigation and sign-out when signed in, the console's
- * own stylesheet and scripts from this origin (no inline script: the Content-Security-Policy forbids it).
+ * own stylesheet and scripts from this origin (no inline script: the Content-Security-Policy forbids it); uPlot
+ * only on pages with `charts`.
  */
-export const Layout: FC<{ title: string; viewer?: Viewer; current?: string; children?: Child }> = ({
+export const Layout: FC<{ title: string; viewer?: Viewer; current?: string; charts?: boolean; children?: Child }> = ({
   title,
   viewer,
   current,
+  charts,
   children,
 }) => (
   <html lang="en">
@@ -59,7 +61,9 @@ export const Layout: FC<{ title: string; viewer?: Viewer; current?: string; chil
       <title>{`${title} · PPS console`}</title>
       <link rel="icon" href="/favicon.ico" />
       <link rel="stylesheet" href="/console/assets/console.css" />
+      {charts && <link rel="stylesheet" href="/console/assets/uPlot.min.css" />}
       <script src="/console/assets/htmx.min.js" defer></script>
+      {charts && <script src="/console/assets/uPlot.min.js" defer></script>}
       <script src="/console/assets/console.js" defer></script>
     </head>
     <body>

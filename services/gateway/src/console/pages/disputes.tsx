@@ -30,7 +30,7 @@ const detailsOf = (answer: ApiAnswer) => (answer.body?.errors ?? []).map((error)
  * Every dispute that needs a response, soonest due first. The API lists newest first only, so all of them are read
  * (the soonest due are the oldest, on the last page) and ordered here.
  */
-async function needingResponse(api: ConsoleApi): Promise<{ disputes: DisputeSummary[]; errors: string[] }> {
+export async function needingResponse(api: ConsoleApi): Promise<{ disputes: DisputeSummary[]; errors: string[] }> {
   const disputes: DisputeSummary[] = [];
   let after: string | undefined;
   for (let page = 0; page < NEEDS_RESPONSE_PAGES; page++) {
