@@ -1,6 +1,5 @@
 import { paymentStatuses } from '@pps/shared/states';
 import type { Hono } from 'hono';
-import { stream } from 'hono/streaming';
 import type { GatewayDeps } from '../../deps';
 import { centsOf, dollars, when } from '../components/format';
 import { Layout, Notice } from '../components/layout';
@@ -246,21 +245,46 @@ export function registerPaymentsPage(app: Hono<ConsoleEnv>, deps: GatewayDeps) {
     if (first.status !== 200) {
       return c.text((first.body?.errors ?? []).map((error: { detail: string }) => error.detail).join('\n'), 400);
     }
-    c.header('content-type', 'text/csv; charset=utf-8');
-    c.header('content-disposition', 'attachment; filename="payments.csv"');
-    return stream(c, async (out) => {
-      await out.write(`${CSV_HEADER}\n`);
-      let page: PaymentList = first.body;
-      for (;;) {
-        if (page.data.length > 0) await out.write(`${page.data.map(csvRow).join('\n')}\n`);
-        const last = page.data.at(-1);
-        if (!page.meta.hasMore || !last) break;
-        query.set('startingAfter', last.id);
-        const answer = await api.get<PaymentList>(`/payments?${query}`);
-        if (answer.status !== 200) break;
-        page = answer.body;
-      }
+    return c.body(csvStream(exportLines(api, query, first.body)), 200, {
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': 'attachment; filename="payments.csv"',
     });
+  });
+}
+
+/**
+ * The export's text, a page of the API at a time: the header, then each page's rows. A page the API refuses midway
+ * throws, so the download fails where it stopped rather than ending like a whole file.
+ */
+async function* exportLines(api: ConsoleApi, query: URLSearchParams, first: PaymentList) {
+  yield `${CSV_HEADER}\n`;
+  let page = first;
+  for (;;) {
+    if (page.data.length > 0) yield `${page.data.map(csvRow).join('\n')}\n`;
+    const last = page.data.at(-1);
+    if (!page.meta.hasMore || !last) return;
+    query.set('startingAfter', last.id);
+    const answer = await api.get<PaymentList>(`/payments?${query}`);
+    if (answer.status !== 200) throw new Error(`the export stopped after ${last.id}: GET /payments ${answer.status}`);
+    page = answer.body;
+  }
+}
+
+/**
+ * A response body read from `lines` as the client takes it (the next page is asked for when the last is sent, so a
+ * slow reader holds one page, not the list); an error in `lines` errors the body, and the connection is cut.
+ */
+function csvStream(lines: AsyncGenerator<string>) {
+  const encoder = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await lines.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
+    },
+    async cancel() {
+      await lines.return(undefined);
+    },
   });
 }
 
