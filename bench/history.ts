@@ -5,6 +5,7 @@ import { loadConfig } from '@pps/shared/config';
 import { createDatabase } from '@pps/shared/db';
 import { createLogger } from '@pps/shared/logger';
 import { build } from '../scripts/build';
+import { accountPages, consoleSession, OPERATOR_PAGES, timedExport } from './console-pages';
 import { freshDatabase, vacuumAnalyze } from './fresh-database';
 import { historySeeder, historyTemplate } from './history-seed';
 import { benchQueuePrefix, startServer, stopAll, type Target } from './servers';
@@ -41,6 +42,8 @@ const BENCH_CARD = '4111111111111111';
 /** The customer whose token pays the history (`customerEmail`). */
 const BENCH_CUSTOMER_EMAIL = 'buyer@bench.example';
 const HOUR_MS = 3_600_000;
+/** The days of history the timed CSV export covers: a payment a minute, so 100,800 rows from 1,000,000 on. */
+const EXPORT_DAYS = 70;
 const TABLES = [
   'payments',
   'ledger_entries',
@@ -55,7 +58,13 @@ if (SIZES.some((size) => !Number.isInteger(size) || size < 100)) {
 }
 
 type Figures = { p50Ms: number; p99Ms: number; errors: number } | { unavailable: string };
-type Measured = { size: number; calls: Record<string, Figures>; tables: Record<string, { rows: number; mb: number }> };
+type Measured = {
+  size: number;
+  calls: Record<string, Figures>;
+  tables: Record<string, { rows: number; mb: number }>;
+  /** The console's CSV export of `EXPORT_DAYS` days of the history: its seconds and rows. */
+  export?: { seconds: number; rows: number };
+};
 type Call = {
   name: string;
   method: 'GET' | 'POST';
@@ -64,6 +73,8 @@ type Call = {
   status: number;
   /** Why the call is not timed ("n/a" in the report), when it is not. */
   unavailable?: string;
+  /** Its own headers (a console page's session cookie) instead of the API's. */
+  headers?: Record<string, string>;
 };
 
 const url = `${POSTGRES}/pps_bench_history`;
@@ -205,13 +216,68 @@ async function measure(server: Target, world: World, merchantId: string, size: n
       status: 200,
     },
   ];
+  // The console's pages, after the API's calls and before the offset page (which leaves the cache cold).
+  const consolePages = await consoleCalls(server.base, world, headers, {
+    paymentId: deep[1]?.id ?? cursor,
+    merchantId,
+  });
+  calls.splice(calls.length - 1, 0, ...consolePages);
   const figures: Record<string, Figures> = {};
   for (const timed of calls) {
-    const done = timed.unavailable ? { unavailable: timed.unavailable } : await sample(server.base, headers, timed);
+    const done = timed.unavailable
+      ? { unavailable: timed.unavailable }
+      : await sample(server.base, timed.headers ?? headers, timed);
     figures[timed.name] = done;
     console.log(`${size.toLocaleString('en-US').padStart(9)}  ${timed.name.padEnd(42)} ${cell(done)}`);
   }
-  return { size, calls: figures, tables: await tableSizes() };
+  const exportEnd = Date.now() - 4 * 24 * HOUR_MS;
+  const exported = await timedExport(
+    server.base,
+    consolePages[0]!.headers!,
+    new Date(exportEnd - (EXPORT_DAYS - 1) * 24 * HOUR_MS).toISOString().slice(0, 10),
+    new Date(exportEnd).toISOString().slice(0, 10),
+  );
+  console.log(
+    `${size.toLocaleString('en-US').padStart(9)}  console CSV export: ${exported.rows} rows in ${exported.seconds} s`,
+  );
+  return { size, calls: figures, tables: await tableSizes(), export: exported };
+}
+
+/**
+ * The console's pages as calls: an account session (the world's key) for its pages, an operator session (the
+ * admin token) for the operator's; the ids they show are read from the API first.
+ */
+async function consoleCalls(
+  base: string,
+  world: World,
+  headers: Record<string, string>,
+  known: { paymentId: string; merchantId: string },
+): Promise<Call[]> {
+  const first = async (path: string) =>
+    ((await call(base, 'GET', path, headers)).data as unknown as { id: string }[])[0]!.id;
+  const ids = {
+    ...known,
+    payoutId: await first('/payouts?limit=1'),
+    eventId: await first('/events?limit=1'),
+    requestId: await first('/requests?limit=1'),
+  };
+  const [account, operator] = await Promise.all([
+    consoleSession(base, world.credentials.apiKey),
+    consoleSession(base, ADMIN_TOKEN),
+  ]);
+  const page =
+    (session: Record<string, string>) =>
+    ([name, path]: [string, string]): Call => ({
+      name,
+      method: 'GET',
+      path: () => path,
+      status: 200,
+      headers: session,
+    });
+  return [
+    ...accountPages(ids, BENCH_CARD, BENCH_CUSTOMER_EMAIL).map(page(account)),
+    ...OPERATOR_PAGES.map(page(operator)),
+  ];
 }
 
 /**
@@ -412,9 +478,16 @@ async function report(rows: Measured[]) {
         `${step.settleSeconds.toFixed(1)} s`,
     )
     .join('; ');
+  const exports = rows
+    .map(
+      (row) =>
+        `${row.size.toLocaleString('en-US')}: ${row.export?.rows.toLocaleString('en-US')} rows in ${row.export?.seconds} s`,
+    )
+    .join('; ');
   const text = [
     header,
     calls,
+    `The console's CSV export of ${EXPORT_DAYS} days of the history (a payment a minute), read to its end: ${exports}.`,
     errors.length > 0 ? `Errors: ${errors.join('; ')}.` : 'No errors.',
     tables,
     `Seeding (each size grown from the previous): ${seeded}.`,
