@@ -4,12 +4,25 @@ import { allRoutes } from '@pps/shared/contract';
 import { createConfig, lintFromString, type NormalizedProblem } from '@redocly/openapi-core';
 
 /**
+ * The one ambiguity the API lives with: the spec's `GET /payments/status/{id}` has a word where every other payment
+ * path has the id, so each `/payments/{id}/<word>` also reads as `/payments/status/<word>`. No payment id is
+ * `status` (ids are `pay_…`) and the payments service registers the status route first, so such a path means one
+ * thing (docs/decisions.md). Any other ambiguous pair is still a problem.
+ */
+const acceptedAmbiguity =
+  /^Paths should resolve unambiguously\. Found two ambiguous paths: `\/payments\/status\/\{id\}` and `\/payments\/\{id\}\/[a-z-]+`\.$/;
+
+const accepted = (problem: NormalizedProblem) =>
+  problem.ruleId === 'no-ambiguous-paths' && acceptedAmbiguity.test(problem.message);
+
+/**
  * Redocly's `recommended` ruleset over an OpenAPI document (test/platform/openapi-lint.test.ts lints the one the
  * gateway serves). Warnings count as problems too.
  */
 export async function lintOpenApi(document: object): Promise<NormalizedProblem[]> {
   const config = await createConfig({ extends: ['recommended'] });
-  return lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });
+  const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });
+  return problems.filter((problem) => !accepted(problem));
 }
 
 /** One line per problem: severity, rule, where, what. */

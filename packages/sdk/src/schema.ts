@@ -177,6 +177,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/payments/{id}/ledger-entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The payment's ledger entries, in posting order: its own postings, its refund, void and split records', and its disputes'
+         * @description Every entry, not a page: a payment's postings are few (a capture, a settlement, one per refund or dispute). Each posting's entries sum to zero.
+         */
+        get: operations["listPaymentLedgerEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payouts": {
         parameters: {
             query?: never;
@@ -241,6 +261,23 @@ export interface paths {
         };
         /** Settlement per merchant (count, gross, fees, refunds, net, and the chargebacks: disputed, disputeFees, reinstated) and totals over one settlement day or a range of them; JSON or CSV (Accept) */
         get: operations["getSettlementReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Payments created per day (attempts, approved, declined, approved amount) over up to 92 days by the account's clock; the last 30 by default */
+        get: operations["getDailyReport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -363,6 +400,23 @@ export interface paths {
         get?: never;
         /** Switch merchant features (ops): secondSplit */
         put: operations["setMerchantFeatures"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's pending, available and in-transit balances: its merchants' balances summed */
+        get: operations["getAccountBalance"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -727,6 +781,23 @@ export interface paths {
         };
         /** An event */
         get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The event's deliveries, one per endpoint it went to (deleted endpoints' included), newest first, each with its attempts */
+        get: operations["listEventDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1390,6 +1461,59 @@ export interface components {
                 };
             };
         };
+        LedgerEntries: {
+            links: {
+                /** Format: uri */
+                self: string;
+            };
+            data: components["schemas"]["LedgerEntry"][];
+        };
+        LedgerEntry: {
+            /** @enum {string} */
+            type: "ledgerEntries";
+            id: string;
+            attributes: {
+                /**
+                 * @description The posting the entry is one line of: a posting's entries sum to zero
+                 * @example lp_…
+                 */
+                postingId: string;
+                /**
+                 * @description What the posting records
+                 * @enum {string}
+                 */
+                kind: "capture" | "void" | "refund" | "refund_split" | "second_split" | "settlement" | "ach_return" | "payout" | "payout_deposit" | "payout_failure" | "dispute" | "dispute_reversal" | "negative_balance_debit";
+                /**
+                 * @description The record whose posting it is: the payment itself (its capture, settlement, ACH return), one of its refund, void or split records, or one of its disputes (dp_…)
+                 * @example pay_…
+                 */
+                recordId: string;
+                /**
+                 * @description merchant:<id>:pending, merchant:<id>:available, merchant:<id>:in_transit, operator:fees, external:card, external:ach or external:bank
+                 * @example merchant:mer_…:pending
+                 */
+                ledgerAccount: string;
+                /** @enum {string} */
+                accountKind: "merchant" | "operator" | "external";
+                /**
+                 * @description Integer cents: positive adds to the ledger account's balance, negative takes from it
+                 * @example -500
+                 */
+                amount: string;
+                /** @enum {string} */
+                currency: "USD";
+                /**
+                 * @description The merchant's balance transaction this entry is part of (a merchant account's entry); null for the operator's and external accounts', and for a settlement, which moves money between a merchant's own balances
+                 * @example txn_…
+                 */
+                balanceTransactionId: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T17:04:05.123Z
+                 */
+                createdAt: string;
+            };
+        };
         PaymentSummary: {
             /** @enum {string} */
             type: "payments";
@@ -1696,6 +1820,56 @@ export interface components {
                      * @example -500
                      */
                     reinstated: string;
+                };
+            };
+        };
+        DailyReport: {
+            /** @enum {string} */
+            type: "dailyReports";
+            id: string;
+            attributes: {
+                /**
+                 * Format: date
+                 * @description First day
+                 * @example 2026-10-31
+                 */
+                startDate: string;
+                /**
+                 * Format: date
+                 * @description Last day
+                 * @example 2026-11-29
+                 */
+                endDate: string;
+                /** @enum {string} */
+                currency: "USD";
+                /** @description Every day of the range, oldest first, zero on days without a payment */
+                days: {
+                    /** Format: date */
+                    date: string;
+                    /** @description Card and ACH payments created (refunds and captures apart) */
+                    attempts: number;
+                    /** @description Those not declined */
+                    approved: number;
+                    /** @description Those declined (created failed) */
+                    declined: number;
+                    /**
+                     * @description The amounts of the approved ones
+                     * @example 1000
+                     */
+                    approvedAmount: string;
+                }[];
+                totals: {
+                    /** @description Card and ACH payments created (refunds and captures apart) */
+                    attempts: number;
+                    /** @description Those not declined */
+                    approved: number;
+                    /** @description Those declined (created failed) */
+                    declined: number;
+                    /**
+                     * @description The amounts of the approved ones
+                     * @example 1000
+                     */
+                    approvedAmount: string;
                 };
             };
         };
@@ -3910,6 +4084,67 @@ export interface operations {
             };
         };
     };
+    listPaymentLedgerEntries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Payment id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerEntries"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description The resource belongs to another account, or the account is not authorized */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Rate limited: too many calls from this account, or too many failed authentications from this address */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
     listPayouts: {
         parameters: {
             query?: {
@@ -4277,6 +4512,66 @@ export interface operations {
                         data: components["schemas"]["SettlementReport"];
                     };
                     "text/csv": string;
+                };
+            };
+            /** @description Invalid request: every invalid field is listed with its pointer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Rate limited: too many calls from this account, or too many failed authentications from this address */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    getDailyReport: {
+        parameters: {
+            query?: {
+                /** @description First day (inclusive, Pacific time), with endDate; default 29 days before today */
+                startDate?: string;
+                /** @description Last day (inclusive, Pacific time), with startDate; default today by the account's clock */
+                endDate?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The days, oldest first, and their totals */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        links: {
+                            /** Format: uri */
+                            self: string;
+                        };
+                        data: components["schemas"]["DailyReport"];
+                    };
                 };
             };
             /** @description Invalid request: every invalid field is listed with its pointer */
@@ -5146,6 +5441,61 @@ export interface operations {
             /** @description Body is not application/json */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    getAccountBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The balances (the id is the account's) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        links: {
+                            /** Format: uri */
+                            self: string;
+                        };
+                        data: components["schemas"]["Balance"];
+                    };
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description The resource belongs to another account, or the account is not authorized */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Rate limited: too many calls from this account, or too many failed authentications from this address */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7204,6 +7554,97 @@ export interface operations {
                         };
                         data: components["schemas"]["Event"];
                     };
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description The resource belongs to another account, or the account is not authorized */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Rate limited: too many calls from this account, or too many failed authentications from this address */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    listEventDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                /** @description An id of an item of this list: the page holds the items after it (older), newest first. `offset` then skips that many more. Not with `endingBefore`. An id that is no item of this list is a 400 invalid_cursor. */
+                startingAfter?: string;
+                /** @description An id of an item of this list: the page holds the items just before it (newer), still newest first; `links.next` then goes on toward newer items. `offset` then skips that many more. Not with `startingAfter`. An id that is no item of this list is a 400 invalid_cursor. */
+                endingBefore?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Event id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        links: {
+                            /** Format: uri */
+                            self: string;
+                            /** Format: uri */
+                            next: string | null;
+                        };
+                        data: components["schemas"]["WebhookDelivery"][];
+                        meta: {
+                            total: number;
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: every invalid field is listed with its pointer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
                 };
             };
             /** @description Missing, malformed, expired or revoked credentials */

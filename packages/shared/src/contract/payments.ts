@@ -16,8 +16,10 @@ import {
   resourceSchema,
   singleDocument,
 } from './common';
+import { listPaymentLedgerEntriesRoute } from './payment-ledger';
 import { billingAddress, createPaymentBodySchema, paymentIdempotencyHeaders } from './payment-requests';
 
+export * from './payment-ledger';
 export * from './payment-requests';
 
 // ── response ───────────────────────────────────────────────────────────────────
@@ -399,5 +401,6 @@ export const paymentsRoutes = [
   paymentStatesRoute,
   getPaymentStatusRoute,
   getPaymentRoute,
+  listPaymentLedgerEntriesRoute,
   listPaymentsRoute,
 ];

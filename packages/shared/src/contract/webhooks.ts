@@ -438,6 +438,22 @@ export const getEventRoute = createRoute({
   },
 });
 
+export const listEventDeliveriesRoute = createRoute({
+  method: 'get',
+  path: '/events/{id}/deliveries',
+  operationId: 'listEventDeliveries',
+  tags: ['Events'],
+  summary:
+    "The event's deliveries, one per endpoint it went to (deleted endpoints' included), newest first, each with " +
+    'its attempts',
+  security: authenticated,
+  request: { params: eventId, query: listQuery({}) },
+  responses: {
+    200: jsonResponse('A page of deliveries', listDocument(deliveryResourceSchema)),
+    ...authenticatedErrors(400, 403, 404),
+  },
+});
+
 export const redeliverEventRoute = createRoute({
   method: 'post',
   path: '/events/{id}/redeliver',
@@ -476,5 +492,6 @@ export const webhooksRoutes = [
   listWebhookDeliveriesRoute,
   listEventsRoute,
   getEventRoute,
+  listEventDeliveriesRoute,
   redeliverEventRoute,
 ];

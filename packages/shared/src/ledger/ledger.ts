@@ -135,3 +135,16 @@ export async function balanceOf(
 export async function entriesForPayment(db: DbOrTx, paymentId: string): Promise<LedgerEntry[]> {
   return db.select().from(ledgerEntries).where(eq(ledgerEntries.paymentId, paymentId)).orderBy(asc(ledgerEntries.id));
 }
+
+/**
+ * Every entry of these records' postings (a payment and the records it owns), in the order written: one read along
+ * the primary key `(payment_id, id)` per record, whatever the ledger's size.
+ */
+export async function entriesForPayments(db: DbOrTx, paymentIds: string[]): Promise<LedgerEntry[]> {
+  if (paymentIds.length === 0) return [];
+  return db
+    .select()
+    .from(ledgerEntries)
+    .where(inArray(ledgerEntries.paymentId, paymentIds))
+    .orderBy(asc(ledgerEntries.id));
+}

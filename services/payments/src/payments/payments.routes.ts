@@ -3,16 +3,19 @@ import {
   getPaymentRoute,
   getPaymentStatusRoute,
   IDEMPOTENCY_KEY_HEADER,
+  listPaymentLedgerEntriesRoute,
   listPaymentsRoute,
   paymentStatesRoute,
 } from '@pps/shared/contract';
 import { absoluteUrl, list, type ServiceApp, type ServiceDeps } from '@pps/shared/http';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { ledgerEntriesDocument } from '../payment-model/ledger-entries.presenter';
 import { paymentDocument } from '../payment-model/payments.presenter';
 import {
   createPayment,
   getPayment,
   getPaymentStatus,
+  listPaymentLedgerEntries,
   listPayments,
   type PaymentDeps,
   paymentStates,
@@ -54,6 +57,12 @@ export function registerPaymentRoutes(app: ServiceApp, deps: ServiceDeps, engine
   app.openapi(getPaymentRoute, async (c) => {
     const resource = await getPayment({ ctx: c.get('ctx'), input: c.req.valid('param') });
     return c.json(paymentDocument(base, resource), 200);
+  });
+
+  // After /payments/status/{id}: /payments/status/ledger-entries is the status of no payment, never the entries of one.
+  app.openapi(listPaymentLedgerEntriesRoute, async (c) => {
+    const ledger = await listPaymentLedgerEntries({ ctx: c.get('ctx'), input: c.req.valid('param') });
+    return c.json(ledgerEntriesDocument(base, ledger.paymentId, ledger.entries, ledger.balanceTransactions), 200);
   });
 
   app.openapi(listPaymentsRoute, async (c) => {

@@ -19,6 +19,7 @@ import { type IdempotentResponse, type IdempotentRun, idempotencyKeyOf, keyClaim
 import { beginAchDebit } from '../new-payments/ach-debit.usecases';
 import { beginCharge, type CardPaymentInput, type ChargeDeps } from '../new-payments/charge-card.usecases';
 import { runInPhases } from '../new-payments/run-in-phases';
+import { ledgerOfRecords } from '../payment-model/ledger-entries.repository';
 import { listPaymentRecords, paymentPlace } from '../payment-model/payment-list.repository';
 import { paymentErrors } from '../payment-model/payments.errors';
 import { paymentResource, paymentStatusDocument, paymentSummary } from '../payment-model/payments.presenter';
@@ -126,6 +127,25 @@ export async function getPayment({ ctx, input }: { ctx: ServiceContext; input: {
     isId('payment', input.id) ? findChildren(ctx.db, input.id) : [],
   ]);
   return paymentResource(payment, children, ctx.clock.now());
+}
+
+/**
+ * GET /payments/{id}/ledger-entries: the postings of the payment and of what it owns, in posting order. A refund,
+ * void or split record posts under its own id, a dispute under the dispute's; a capture under the authorization's,
+ * and a settlement under the payment's (carrying its children's pending money): so the payment's entries are those
+ * of its id, its children's and its disputes', each read by the ledger's key.
+ */
+export async function listPaymentLedgerEntries({ ctx, input }: { ctx: ServiceContext; input: { id: string } }) {
+  const [payment, children] = await Promise.all([
+    ownedPayment(ctx, input.id),
+    isId('payment', input.id) ? findChildren(ctx.db, input.id) : [],
+  ]);
+  const recordIds = [
+    payment.id,
+    ...children.map((child) => child.id),
+    ...(payment.disputes ?? []).map((dispute) => dispute.id),
+  ];
+  return { paymentId: payment.id, ...(await ledgerOfRecords(ctx.db, recordIds)) };
 }
 
 export async function getPaymentStatus({ ctx, input }: { ctx: ServiceContext; input: { id: string } }) {

@@ -1,10 +1,10 @@
-import { getEventRoute, listEventsRoute, redeliverEventRoute } from '@pps/shared/contract';
+import { getEventRoute, listEventDeliveriesRoute, listEventsRoute, redeliverEventRoute } from '@pps/shared/contract';
 import { list, type ServiceApp, type ServiceDeps } from '@pps/shared/http';
 import { eventDocument, eventResource } from './events.presenter';
-import { getEvent, listAccountEvents, redeliverEvent } from './events.usecases';
+import { getEvent, listAccountEvents, listDeliveriesOfEvent, redeliverEvent } from './events.usecases';
 import { deliveryResource } from './webhooks.presenter';
 
-/** `/events*`: the account's events, and their redelivery to webhook endpoints (docs/design.md). */
+/** `/events*`: the account's events, their deliveries and their redelivery to webhook endpoints (docs/design.md). */
 export function registerEventRoutes(app: ServiceApp, deps: ServiceDeps) {
   const baseUrl = deps.config.PUBLIC_BASE_URL;
 
@@ -25,6 +25,20 @@ export function registerEventRoutes(app: ServiceApp, deps: ServiceDeps) {
   app.openapi(getEventRoute, async (c) => {
     const event = await getEvent({ ctx: c.get('ctx'), input: c.req.valid('param') });
     return c.json(eventDocument(baseUrl, event), 200);
+  });
+
+  app.openapi(listEventDeliveriesRoute, async (c) => {
+    const query = c.req.valid('query');
+    const page = await listDeliveriesOfEvent({ ctx: c.get('ctx'), input: { ...c.req.valid('param'), ...query } });
+    return c.json(
+      list(c, baseUrl, page.rows.map(deliveryResource), {
+        total: page.total,
+        limit: query.limit,
+        offset: query.offset,
+        travel: page.travel,
+      }),
+      200,
+    );
   });
 
   app.openapi(redeliverEventRoute, async (c) => {

@@ -2,7 +2,13 @@ import type { RedeliverInput } from '@pps/shared/contract';
 import { type Travel, withTransaction } from '@pps/shared/db';
 import { keysetOf, ownedBy, type PageQuery, type ServiceContext, wallClockNow } from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
-import { type DeliveryView, reopenDeliveries, withAttempts } from '../delivery/deliveries.repository';
+import {
+  type DeliveryView,
+  eventDeliveryPlace,
+  listEventDeliveries,
+  reopenDeliveries,
+  withAttempts,
+} from '../delivery/deliveries.repository';
 import { type EventRow, eventPlace, findEvent, listEvents, notifyOutbox } from './events.repository';
 import { webhookErrors, webhookPointers } from './webhooks.errors';
 import { redeliveryTargets } from './webhooks.repository';
@@ -19,6 +25,28 @@ async function ownedEvent(ctx: ServiceContext, id: string, options: { keep?: boo
 
 export async function getEvent({ ctx, input }: { ctx: ServiceContext; input: { id: string } }): Promise<EventRow> {
   return ownedEvent(ctx, input.id);
+}
+
+/**
+ * GET /events/{id}/deliveries: the event's deliveries to the account's endpoints (those deleted since included),
+ * newest first, each with its attempts.
+ */
+export async function listDeliveriesOfEvent({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: PageQuery & { id: string };
+}): Promise<{ rows: DeliveryView[]; total: number; travel?: Travel }> {
+  const event = await ownedEvent(ctx, input.id);
+  const keyset = await keysetOf(input, (id) => eventDeliveryPlace(ctx.db, event.id, id));
+  return listEventDeliveries(ctx.db, {
+    eventId: event.id,
+    eventType: event.type,
+    limit: input.limit,
+    offset: input.offset,
+    keyset,
+  });
 }
 
 /** GET /events: the account's events, newest first, filtered by type and resource. */

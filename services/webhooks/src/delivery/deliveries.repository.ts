@@ -10,7 +10,7 @@ import {
   type Travel,
 } from '@pps/shared/db';
 import { newId } from '@pps/shared/ids';
-import { and, asc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 
 const { events, webhookAttempts, webhookDeliveries } = schema;
 
@@ -161,4 +161,37 @@ export async function listEndpointDeliveries(
   ]);
   const page = keysetPage(rows, filter.limit, filter.keyset);
   return { rows: await withAttempts(db, page.rows), total, travel: page.travel };
+}
+
+/** A delivery's place in the event's list, for a cursor; undefined when it is no delivery of the event. */
+export const eventDeliveryPlace = (db: DbOrTx, eventId: string, id: string) =>
+  placeIn(db, webhookDeliveries, id, eq(webhookDeliveries.eventId, eventId));
+
+/**
+ * An event's deliveries (one per endpoint it went to, deleted endpoints' included), newest first, each with its
+ * attempts. Found along the `(event_id, endpoint_id)` unique index and counted there: an event has at most one
+ * delivery per endpoint of its account, whatever the history.
+ */
+export async function listEventDeliveries(
+  db: DbOrTx,
+  filter: { eventId: string; eventType: string; limit: number; offset: number; keyset?: Keyset },
+): Promise<{ rows: DeliveryView[]; total: number; travel?: Travel }> {
+  const read = keysetRead(webhookDeliveries, filter.keyset, filter.limit);
+  const ofEvent = eq(webhookDeliveries.eventId, filter.eventId);
+  const [rows, [counted]] = await Promise.all([
+    db
+      .select()
+      .from(webhookDeliveries)
+      .where(and(ofEvent, read.where))
+      .orderBy(...read.orderBy)
+      .limit(read.limit)
+      .offset(filter.offset),
+    db.select({ total: count() }).from(webhookDeliveries).where(ofEvent),
+  ]);
+  const page = keysetPage(rows, filter.limit, filter.keyset);
+  const views = await withAttempts(
+    db,
+    page.rows.map((delivery) => ({ delivery, eventType: filter.eventType })),
+  );
+  return { rows: views, total: counted?.total ?? 0, travel: page.travel };
 }
