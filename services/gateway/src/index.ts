@@ -6,6 +6,7 @@ export { AuthCache } from './auth/auth-cache';
 export { type AccountKey, DEMO_SHOP_ACCOUNT, type DemoShopAccount, demoShopAccount } from './checkout/demo-account';
 export { type ApiCall, type DemoShop, startDemoShop } from './checkout/demo-shop';
 export { buildOpenApiDocument } from './docs/docs.routes';
+export { takeHealthSample } from './health/sample';
 export { httpUpstream, inProcessUpstream, type Upstream } from './proxy/upstream';
 export { getRequest, listRequests } from './request-log/api/requests.usecases';
 export { removeExpiredRequests, requestLogCutoff } from './request-log/run/retention';

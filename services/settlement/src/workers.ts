@@ -20,6 +20,7 @@ const schedules = (config: Config) => [
   { queue: queues.maintenance, job: jobs.idempotencyCleanup, every: 60 * 60 * 1000 },
   { queue: queues.maintenance, job: jobs.paymentRecovery, every: 60 * 1000 },
   { queue: queues.maintenance, job: jobs.requestLogRetention, every: 60 * 60 * 1000 },
+  { queue: queues.maintenance, job: jobs.healthSample, every: 60 * 1000 },
   { queue: queues.settlement, job: jobs.settlementPass, every: config.SETTLEMENT_INTERVAL_SECONDS * 1000 },
   { queue: queues.settlement, job: jobs.payoutRun, every: config.PAYOUT_INTERVAL_SECONDS * 1000 },
 ];
@@ -40,6 +41,8 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
   };
   const maintenance = queueOf(queues.maintenance);
   const settlement = queueOf(queues.settlement);
+  // Only read (the health samples count its jobs): the webhooks service runs and fills it.
+  const webhooks = queueOf(queues.webhooks);
 
   // Aborted on close: a pass finishes the batch in flight and stops before the next (the rest is due again).
   const stopping = new AbortController();
@@ -49,6 +52,7 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
     processor: deps.processor ?? new SandboxProcessor({ latencyMs: deps.config.SANDBOX_LATENCY_MS, db: deps.db }),
     cipher: deps.cipher ?? createDataCipher(deps.config),
     metrics: deps.metrics,
+    queues: [maintenance, settlement, webhooks],
   };
   const workerOf = (name: SettlementQueue, concurrency: number) => {
     const process = jobProcessor(name, handlers, { deps: jobDeps, log, signal: stopping.signal });
@@ -82,7 +86,7 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
     close: async () => {
       stopping.abort();
       await Promise.all(workers.map((worker) => worker.close()));
-      await Promise.all([maintenance.close(), settlement.close()]);
+      await Promise.all([maintenance.close(), settlement.close(), webhooks.close()]);
       await connection.quit().catch(() => {});
     },
   };

@@ -34,6 +34,16 @@ export const jobs = {
     name: 'request-log-retention',
     payload: z.object({}).strict(),
   },
+  /**
+   * A minute's figures of the roles' lag (queue counts and oldest jobs, the outbox's backlog) kept for the console's
+   * health charts, and the samples past two hours removed: run by settlement's maintenance worker for the gateway,
+   * which owns the samples, as it runs the request log's retention.
+   */
+  healthSample: {
+    queue: queues.maintenance,
+    name: 'health-sample',
+    payload: z.object({}).strict(),
+  },
   /** A settlement pass: every account's due records (the scheduler), or one account's (its clock moved). */
   settlementPass: {
     queue: queues.settlement,

@@ -78,9 +78,10 @@ export function keepWorking(make: () => Worker, queue: Queue, options: KeepWorki
 /**
  * How long the job that has waited longest has waited: the oldest ready one (since it was added), or the delayed one
  * due first (its due time is its score in the delayed set, in milliseconds times 0x1000: BullMQ's `getDelayedScore`);
- * a delayed job not due yet has not waited.
+ * a delayed job not due yet has not waited. The console's health page shows it as each queue's oldest job, so what
+ * an operator reads is what replaces a stuck worker here.
  */
-async function oldestWaitMs(queue: Queue): Promise<number> {
+export async function oldestWaitMs(queue: Queue): Promise<number> {
   const [[ready], [delayed]] = await Promise.all([
     queue.getJobs(['wait', 'prioritized'], 0, 0, true),
     queue.getJobs(['delayed'], 0, 0, true),

@@ -1,8 +1,24 @@
-import { checkReadiness, databaseCheck, notConfigured, readinessResponse, redisCheck } from '@pps/shared/health';
+import {
+  checkReadiness,
+  databaseCheck,
+  notConfigured,
+  type ReadinessChecks,
+  readinessResponse,
+  redisCheck,
+} from '@pps/shared/health';
 import { type Metrics, metricsResponse } from '@pps/shared/metrics';
 import type { Env, Hono } from 'hono';
 import type { GatewayDeps } from '../deps';
 import type { RateLimits } from '../limits/rate-limits';
+
+/**
+ * The gateway's readiness checks: the database answers and is migrated (required); Redis is reported. The console's
+ * health page runs the same ones, so it says what `/readyz` says.
+ */
+export const gatewayReadinessChecks = (deps: Pick<GatewayDeps, 'db' | 'redis'>): ReadinessChecks => ({
+  required: { database: databaseCheck(deps.db.$client) },
+  reported: { redis: deps.redis ? redisCheck(deps.redis) : notConfigured },
+});
 
 /**
  * /healthz: the process is up. /readyz: the database answers and is migrated; Redis is reported, not required (no
@@ -14,10 +30,7 @@ export function registerHealthRoutes<E extends Env>(
   metrics: Metrics,
   limits?: Pick<RateLimits, 'status'>,
 ) {
-  const checks = {
-    required: { database: databaseCheck(deps.db.$client) },
-    reported: { redis: deps.redis ? redisCheck(deps.redis) : notConfigured },
-  };
+  const checks = gatewayReadinessChecks(deps);
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async () => {
     const readiness = await checkReadiness(checks);

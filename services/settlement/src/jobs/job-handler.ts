@@ -4,6 +4,7 @@ import type { FieldCipher } from '@pps/shared/crypto';
 import type { Db } from '@pps/shared/db';
 import type { Metrics } from '@pps/shared/metrics';
 import type * as Jobs from '@pps/shared/queues';
+import type { Queue } from 'bullmq';
 
 /** What the jobs of one settlement process share: its deps with their defaults filled in. */
 export type JobDeps = {
@@ -12,6 +13,8 @@ export type JobDeps = {
   processor: Processor;
   cipher: FieldCipher;
   metrics?: Metrics;
+  /** Every queue of the catalogue (the webhooks one read only): what the health samples count. */
+  queues: Queue[];
 };
 
 /** The queues the settlement service's workers run. */

@@ -1,3 +1,4 @@
+import { healthSample } from './health-sample';
 import { idempotencyCleanup } from './idempotency-cleanup';
 import type { JobHandlers } from './job-handler';
 import { paymentRecovery } from './payment-recovery';
@@ -11,6 +12,7 @@ import { settlementPass } from './settlement-pass';
  * compile. The webhooks queue's job is the webhooks service's.
  */
 export const handlers: JobHandlers = {
+  healthSample,
   idempotencyCleanup,
   paymentRecovery,
   payoutRun,

@@ -9,6 +9,7 @@ export * from './customers';
 export * from './daily-figures';
 export * from './disputes';
 export * from './events';
+export * from './health-samples';
 export * from './idempotency';
 export * from './ledger';
 export * from './merchants';
