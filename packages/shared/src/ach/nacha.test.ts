@@ -6,6 +6,7 @@ import {
   type NachaEntry,
   type NachaFileInput,
   nachaFile,
+  readNachaEntries,
   readNachaTotals,
   writeNachaFile,
 } from './nacha';
@@ -713,5 +714,26 @@ describe('readNachaTotals', () => {
     const control = linesOf(text).find((line) => line[0] === '9')!;
     const broken = `${control.slice(0, 31)}${' '.repeat(12)}${control.slice(43)}`;
     expect(() => readNachaTotals(text.replace(control, broken))).toThrow(RangeError);
+  });
+});
+
+describe('readNachaEntries', () => {
+  it('reads back each entry’s direction, amount and trace number, in order, and no account number', () => {
+    fc.assert(
+      fc.property(fileArb, (input) => {
+        const { content, traceNumbers } = nachaFile(input);
+        const entries = input.batches.flatMap((batch) => batch.entries);
+        const read = readNachaEntries(content.replaceAll('\n', '\r\n'));
+        expect(read).toEqual(
+          entries.map((entry, index) => ({
+            transactionCode: entry.transactionCode,
+            direction: entry.transactionCode === '27' || entry.transactionCode === '37' ? 'debit' : 'credit',
+            amount: entry.amount,
+            traceNumber: traceNumbers[index],
+          })),
+        );
+      }),
+      { numRuns: 100 },
+    );
   });
 });

@@ -410,3 +410,36 @@ export function readNachaTotals(file: string): NachaTotals {
     totalCredit: field(43, 12, 'total credit'),
   };
 }
+
+/**
+ * An entry of a NACHA file as the operator's console shows it: what it moves and the trace number a bank's return
+ * names it by. Deliberately without the receiver's routing and account numbers or name: a page of them needs none.
+ */
+export type NachaEntrySummary = {
+  transactionCode: string;
+  direction: 'debit' | 'credit';
+  /** Cents. */
+  amount: number;
+  traceNumber: string;
+};
+
+/**
+ * The entry detail ('6') records of a NACHA file, in file order: transaction code (positions 2–3), amount (30–39)
+ * and trace number (80–94), and nothing else of the record. A RangeError for a record whose amount is not digits.
+ */
+export function readNachaEntries(file: string): NachaEntrySummary[] {
+  return file
+    .split(/\r?\n/)
+    .filter((line) => line.length === NACHA_RECORD_LENGTH && line[0] === '6')
+    .map((line) => {
+      const amount = line.slice(29, 39);
+      if (!/^\d{10}$/.test(amount)) fail('file', `entry amount is not numeric: '${amount}'`);
+      const transactionCode = line.slice(1, 3);
+      return {
+        transactionCode,
+        direction: DEBIT_CODES.has(transactionCode) ? 'debit' : 'credit',
+        amount: Number(amount),
+        traceNumber: line.slice(79, 94),
+      };
+    });
+}

@@ -145,3 +145,9 @@ export async function listAccounts({
   const page = rows.slice(0, input.limit);
   return { accounts: page, next: rows.length > input.limit ? page.at(-1)?.id : undefined };
 }
+
+/** One account by id, or undefined: the operator's pages that act for an account read its name and sandbox clock. */
+export async function findAccount({ ctx, input }: { ctx: Pick<GatewayContext, 'db'>; input: { id: string } }) {
+  const [row] = await ctx.db.select().from(accounts).where(eq(accounts.id, input.id));
+  return row;
+}

@@ -14,20 +14,25 @@
     cents == null
       ? ''
       : `$${(cents / 100).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
-  const text = (unit) => (unit === 'cents' ? dollars : (value) => (value == null ? '' : String(value)));
+  const seconds = (value) => (value == null ? '' : `${value} s`);
+  const text = (unit) =>
+    unit === 'cents' ? dollars : unit === 'seconds' ? seconds : (value) => (value == null ? '' : String(value));
   const uPlot = window.uPlot;
   for (const holder of document.querySelectorAll('[data-chart]')) {
     if (!uPlot) break;
     const figures = JSON.parse(holder.dataset.chart);
-    const scales = figures.series.map((_, index) => `y${index}`);
+    // Lines of one unit share a scale and an axis (the first unit's on the left, the second's on the right).
+    const units = [...new Set(figures.series.map((line) => line.unit))];
     const options = {
       width: Math.max(holder.clientWidth, 320),
       height: 240,
+      // A chart of a span (the last hour) shows all of it, however few figures it has yet.
+      ...(figures.xRange ? { scales: { x: { time: true, range: () => figures.xRange } } } : {}),
       series: [
         {},
         ...figures.series.map((line, index) => ({
           label: line.label,
-          scale: scales[index],
+          scale: line.unit,
           stroke: COLORS[index % COLORS.length],
           width: 2,
           value: (_, value) => text(line.unit)(value),
@@ -35,12 +40,12 @@
       ],
       axes: [
         {},
-        ...figures.series.slice(0, 2).map((line, index) => ({
-          scale: scales[index],
+        ...units.slice(0, 2).map((unit, index) => ({
+          scale: unit,
           side: index === 0 ? 3 : 1,
           grid: { show: index === 0 },
           size: 70,
-          values: (_, ticks) => ticks.map(text(line.unit)),
+          values: (_, ticks) => ticks.map(text(unit)),
         })),
       ],
     };
