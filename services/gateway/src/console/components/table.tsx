@@ -2,7 +2,8 @@ import type { Child, FC } from 'hono/jsx';
 
 /**
  * A table with a caption and header cells (what axe-core and a screen reader need), or a sentence when it is empty.
- * `rows` are arrays of cells, the first a row header.
+ * `rows` are arrays of cells, the first a row header. Its box scrolls sideways when a cell is long (a name, a path),
+ * so it is a named region with a tab stop: a keyboard can scroll it too.
  */
 export const Table: FC<{ caption: string; headers: string[]; rows: Child[][]; empty: string }> = ({
   caption,
@@ -13,7 +14,8 @@ export const Table: FC<{ caption: string; headers: string[]; rows: Child[][]; em
   rows.length === 0 ? (
     <p class="empty">{empty}</p>
   ) : (
-    <div class="table-wrap">
+    // biome-ignore lint/a11y/useSemanticElements: a <section> would take the sections' spacing; this box only scrolls
+    <div class="table-wrap" role="region" aria-label={caption} tabindex={0}>
       <table>
         <caption>{caption}</caption>
         <thead>
