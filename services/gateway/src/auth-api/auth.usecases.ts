@@ -41,7 +41,7 @@ export async function createAppToken({
   return { appToken, expiresAt: new Date(exp * 1000), expiresIn: ttlSeconds };
 }
 
-/** GET /auth: the apps of the caller's account, oldest first. */
-export async function listAccountApps({ ctx }: { ctx: Pick<AccountContext, 'db' | 'account'> }) {
+/** GET /auth (and the console's Developers page): the apps of the caller's account, oldest first. */
+export async function listAccountApps({ ctx }: { ctx: Pick<AccountContext, 'db'> & { account: { id: string } } }) {
   return listApps(ctx.db, ctx.account.id);
 }
