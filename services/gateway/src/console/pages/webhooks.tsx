@@ -1,10 +1,11 @@
+import { eventTypes } from '@pps/shared/events';
 import type { Hono } from 'hono';
 import type { GatewayDeps } from '../../deps';
 import { when } from '../components/format';
-import { Layout, Notice } from '../components/layout';
-import { Table } from '../components/table';
-import { consoleApi } from '../console-api';
-import { accountOf, type ConsoleEnv } from '../console-env';
+import { CsrfField, Layout, Notice } from '../components/layout';
+import { Fields, Table } from '../components/table';
+import { type ApiAnswer, consoleApi } from '../console-api';
+import { accountOf, type ConsoleContext, type ConsoleEnv } from '../console-env';
 
 export type WebhookEndpoint = {
   id: string;
@@ -28,6 +29,7 @@ export const endpointState = (endpoint: WebhookEndpoint) =>
 
 /** GET /console/webhooks: the account's webhook endpoints, newest first, by cursor pages. */
 export function registerWebhooksPage(app: Hono<ConsoleEnv>, deps: GatewayDeps) {
+  registerNewEndpoint(app, deps);
   app.get('/console/webhooks', async (c) => {
     const account = accountOf(c);
     if (!account) return c.redirect('/console/accounts', 303);
@@ -43,6 +45,9 @@ export function registerWebhooksPage(app: Hono<ConsoleEnv>, deps: GatewayDeps) {
     return c.html(
       <Layout title="Webhooks" viewer={c.get('viewer')} current="/console/webhooks">
         <p>The URLs the platform posts this account's events to, each with every delivery and its attempts.</p>
+        <p>
+          <a href="/console/webhooks/new">New endpoint</a>
+        </p>
         {errors.map((error) => (
           <Notice kind="error">{error}</Notice>
         ))}
@@ -70,5 +75,189 @@ export function registerWebhooksPage(app: Hono<ConsoleEnv>, deps: GatewayDeps) {
         </nav>
       </Layout>,
     );
+  });
+}
+
+// ── New endpoint ──────────────────────────────────────────────────────────────
+
+/** What the form says of an endpoint to create: as typed, kept when the API refuses it so nothing is typed twice. */
+type EndpointDraft = { url: string; description: string; events: string[] };
+
+/** The events a form can subscribe to: every type of the catalogue, or `*` for all (alone). */
+const ALL_EVENTS = '*';
+const SUBSCRIBABLE = [ALL_EVENTS, ...eventTypes] as const;
+
+/**
+ * Each event is a checkbox of its own name (`event:payment.created`): the console reads a posted form as one value
+ * a name, so checkboxes sharing a name would keep only the last.
+ */
+const eventField = (type: string) => `event:${type}`;
+const eventInputId = (type: string) => (type === ALL_EVENTS ? 'event-all' : `event-${type.replace('.', '-')}`);
+
+const draftOf = (form: Record<string, string>): EndpointDraft => ({
+  url: (form.url ?? '').trim(),
+  description: (form.description ?? '').trim(),
+  events: SUBSCRIBABLE.filter((type) => form[eventField(type)] === 'on'),
+});
+
+/** The field of the form an API error is about (its pointer), or undefined for the form as a whole. */
+type DraftField = 'url' | 'events' | 'description';
+type FieldErrors = Partial<Record<DraftField, string[]>> & { form?: string[] };
+type ErrorWithSource = { detail: string; source?: { pointer?: string } };
+
+function fieldErrorsOf(answer: ApiAnswer): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const error of (answer.body?.errors ?? []) as ErrorWithSource[]) {
+    const field = /^\/data\/attributes\/(url|events|description)(?:\/|$)/.exec(error.source?.pointer ?? '')?.[1] as
+      | DraftField
+      | undefined;
+    const key = field ?? 'form';
+    errors[key] = [...(errors[key] ?? []), error.detail];
+  }
+  return errors;
+}
+
+const ErrorText = ({ id, errors }: { id: string; errors?: string[] }) =>
+  errors?.length ? (
+    <p id={id} class="notice error">
+      {errors.join(' ')}
+    </p>
+  ) : null;
+
+/** The form: URL, the events as checkboxes of the catalogue, a description; each API error beside its field. */
+const NewEndpointForm = ({
+  c,
+  draft,
+  errors = {},
+}: {
+  c: ConsoleContext;
+  draft: EndpointDraft;
+  errors?: FieldErrors;
+}) => (
+  <form method="post" action="/console/webhooks" aria-label="New endpoint">
+    <CsrfField viewer={c.get('viewer')} />
+    <div class="field">
+      <label for="url">URL</label>
+      <input
+        id="url"
+        name="url"
+        type="url"
+        required
+        maxlength={2048}
+        value={draft.url}
+        placeholder="https://example.com/hooks/pps"
+        aria-invalid={errors.url ? 'true' : undefined}
+        aria-describedby={errors.url ? 'url-error' : undefined}
+      />
+      <ErrorText id="url-error" errors={errors.url} />
+    </div>
+    <fieldset aria-describedby={errors.events ? 'events-error' : 'events-help'}>
+      <legend>Events</legend>
+      <p id="events-help" class="help">
+        The event types posted to this URL; "All events" alone for every type, those to come included.
+      </p>
+      <ErrorText id="events-error" errors={errors.events} />
+      {SUBSCRIBABLE.map((type) => (
+        <div>
+          <input
+            type="checkbox"
+            id={eventInputId(type)}
+            name={eventField(type)}
+            value="on"
+            checked={draft.events.includes(type)}
+          />{' '}
+          <label for={eventInputId(type)}>{type === ALL_EVENTS ? 'All events (*)' : type}</label>
+        </div>
+      ))}
+    </fieldset>
+    <div class="field">
+      <label for="description">Description</label>
+      <input
+        id="description"
+        name="description"
+        maxlength={500}
+        value={draft.description}
+        aria-invalid={errors.description ? 'true' : undefined}
+        aria-describedby={errors.description ? 'description-error' : undefined}
+      />
+      <ErrorText id="description-error" errors={errors.description} />
+    </div>
+    <div class="actions">
+      <button type="submit">Create endpoint</button>
+      <a href="/console/webhooks">Cancel</a>
+    </div>
+  </form>
+);
+
+const NewEndpointPage = ({ c, draft, errors }: { c: ConsoleContext; draft: EndpointDraft; errors?: FieldErrors }) => (
+  <Layout title="New webhook endpoint" viewer={c.get('viewer')} current="/console/webhooks">
+    {errors && (
+      <Notice kind="error">
+        {['The endpoint was not created.', ...(errors.form ?? []), 'See the fields below.'].join(' ')}
+      </Notice>
+    )}
+    <NewEndpointForm c={c} draft={draft} errors={errors} />
+  </Layout>
+);
+
+type CreatedEndpoint = WebhookEndpoint & { attributes: WebhookEndpoint['attributes'] & { secret: string } };
+
+/**
+ * The endpoint just made, and its signing secret: the one page that shows it, as the API answers it on creation
+ * only (a receiver cannot check signatures without it). The page is never cached (`no-store`, as every console
+ * page); a lost secret is replaced by rotating it, never shown again.
+ */
+const CreatedEndpointPage = ({ c, endpoint }: { c: ConsoleContext; endpoint: CreatedEndpoint }) => {
+  const a = endpoint.attributes;
+  return (
+    <Layout title={`Endpoint ${endpoint.id} created`} viewer={c.get('viewer')} current="/console/webhooks">
+      <Notice kind="done">{`Endpoint ${endpoint.id} created.`}</Notice>
+      <section aria-labelledby="secret">
+        <h2 id="secret">Signing secret</h2>
+        <p>
+          <strong>Copy it now: it is shown this once.</strong> Your receiver checks each delivery's signature with it
+          (Standard Webhooks). Nobody can show it again; if it is lost, make a new one with{' '}
+          <code>{`POST /webhooks/${endpoint.id}/rotate-secret`}</code>.
+        </p>
+        <p>
+          <code class="secret">{a.secret}</code>
+        </p>
+      </section>
+      <Fields
+        fields={[
+          ['URL', a.url],
+          ['Description', a.description],
+          ['Events', a.events.join(', ')],
+        ]}
+      />
+      <p>
+        <a href={`/console/webhooks/${endpoint.id}`}>Go to the endpoint</a>
+      </p>
+    </Layout>
+  );
+};
+
+/**
+ * GET /console/webhooks/new: the form; POST /console/webhooks: `POST /webhooks` for the signed-in account, then the
+ * created page with the signing secret (201), or the form again with the API's errors by field (422).
+ */
+function registerNewEndpoint(app: Hono<ConsoleEnv>, deps: GatewayDeps) {
+  app.get('/console/webhooks/new', (c) => {
+    if (!accountOf(c)) return c.redirect('/console/accounts', 303);
+    return c.html(<NewEndpointPage c={c} draft={{ url: '', description: '', events: [] }} />);
+  });
+
+  app.post('/console/webhooks', async (c) => {
+    const account = accountOf(c);
+    if (!account) return c.redirect('/console/accounts', 303);
+    const draft = draftOf(c.get('form'));
+    const answer = await consoleApi(deps, account, c.get('requestId')).post<{ data: CreatedEndpoint }>('/webhooks', {
+      data: {
+        type: 'webhooks',
+        attributes: { url: draft.url, events: draft.events, description: draft.description || undefined },
+      },
+    });
+    if (answer.status === 201) return c.html(<CreatedEndpointPage c={c} endpoint={answer.body.data} />, 201);
+    return c.html(<NewEndpointPage c={c} draft={draft} errors={fieldErrorsOf(answer)} />, 422);
   });
 }
