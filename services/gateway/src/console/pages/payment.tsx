@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import type { GatewayDeps } from '../../deps';
+import { type DeliveriesOfEvent, EventDeliveries, type EventDelivery } from '../components/event-deliveries';
 import { centsOf, dollars, when } from '../components/format';
 import { CsrfField, Layout, Notice } from '../components/layout';
+import { type LedgerEntry, LedgerPostings } from '../components/ledger-postings';
 import { NotFound } from '../components/not-found';
 import { Fields, Table } from '../components/table';
 import { type ConsoleApi, consoleApi } from '../console-api';
@@ -43,20 +45,51 @@ type Payment = {
 type Event = { id: string; attributes: { type: string; createdAt: string; sequence: number } };
 type Dispute = { id: string; attributes: { status: string; reason: string; amount: string; dueBy: string } };
 
-/** What the page shows of a payment: the payment, its events (oldest first) and its disputes. */
+/**
+ * Each event's deliveries (`GET /events/{id}/deliveries`, oldest event first), and the URL of every endpoint they
+ * went to that is still there (`GET /webhooks/{id}`; a deleted one answers 404 and has none).
+ */
+async function deliveriesOf(api: ConsoleApi, events: Event[]) {
+  const answers = await Promise.all(
+    events.map((event) =>
+      api.get<{ data: EventDelivery[] }>(`/events/${encodeURIComponent(event.id)}/deliveries?limit=100`),
+    ),
+  );
+  const byEvent: DeliveriesOfEvent[] = events.map((event, index) => ({
+    eventId: event.id,
+    eventType: event.attributes.type,
+    deliveries: answers[index]?.status === 200 ? answers[index].body.data : [],
+  }));
+  const endpointIds = [...new Set(byEvent.flatMap((each) => each.deliveries.map((d) => d.attributes.endpointId)))];
+  const endpoints = await Promise.all(
+    endpointIds.map((endpointId) =>
+      api.get<{ data: { id: string; attributes: { url: string } } }>(`/webhooks/${encodeURIComponent(endpointId)}`),
+    ),
+  );
+  const urls = new Map<string, string>();
+  for (const answer of endpoints)
+    if (answer.status === 200) urls.set(answer.body.data.id, answer.body.data.attributes.url);
+  return { byEvent, urls };
+}
+
+/** What the page shows of a payment: the payment, its events (oldest first) and their deliveries, disputes, ledger. */
 async function paymentView(api: ConsoleApi, id: string) {
   const payment = await api.get<{ data: Payment }>(`/payments/${encodeURIComponent(id)}`);
   if (payment.status !== 200) return undefined;
-  const [events, disputes] = await Promise.all([
+  const [events, disputes, ledger] = await Promise.all([
     api.get<{ data: Event[] }>(`/events?resourceId=${encodeURIComponent(id)}&limit=100`),
     payment.body.data.attributes.disputes?.length
       ? api.get<{ data: Dispute[] }>(`/disputes?paymentId=${encodeURIComponent(id)}&limit=100`)
       : undefined,
+    api.get<{ data: LedgerEntry[] }>(`/payments/${encodeURIComponent(id)}/ledger-entries`),
   ]);
+  const timeline = events.status === 200 ? [...events.body.data].reverse() : [];
   return {
     payment: payment.body.data,
-    events: events.status === 200 ? [...events.body.data].reverse() : [],
+    events: timeline,
     disputes: disputes?.status === 200 ? disputes.body.data : [],
+    ledger: ledger.status === 200 ? ledger.body.data : [],
+    deliveries: await deliveriesOf(api, timeline),
   };
 }
 
@@ -120,7 +153,7 @@ const PaymentPage = ({
   view: NonNullable<Awaited<ReturnType<typeof paymentView>>>;
   notice?: PageNotice;
 }) => {
-  const { payment, events, disputes } = view;
+  const { payment, events, disputes, ledger, deliveries } = view;
   const a = payment.attributes;
   const actions = actionsOf(payment);
   return (
@@ -199,6 +232,18 @@ const PaymentPage = ({
             dispute.attributes.status,
             when(dispute.attributes.dueBy),
           ])}
+        />
+      </section>
+      <section aria-labelledby="ledger">
+        <h2 id="ledger">Ledger postings</h2>
+        <LedgerPostings entries={ledger} pageId={payment.id} />
+      </section>
+      <section aria-labelledby="deliveries">
+        <h2 id="deliveries">Webhook deliveries</h2>
+        <EventDeliveries
+          events={deliveries.byEvent}
+          urls={deliveries.urls}
+          caption="Deliveries of this payment's events to your webhook endpoints, oldest event first"
         />
       </section>
     </Layout>
