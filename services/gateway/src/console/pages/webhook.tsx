@@ -53,7 +53,12 @@ async function webhookView(api: ConsoleApi, id: string, after: string | undefine
 }
 type WebhookView = NonNullable<Awaited<ReturnType<typeof webhookView>>>;
 
-const DONE = { resent: 'Delivery queued again', enabled: 'Endpoint enabled.', disabled: 'Endpoint disabled.' };
+const DONE = {
+  resent: 'Delivery queued again',
+  enabled: 'Endpoint enabled.',
+  disabled: 'Endpoint disabled.',
+  created: 'Endpoint created.',
+};
 type Done = keyof typeof DONE;
 type PageNotice = { kind: 'error' | 'done'; text: string };
 
@@ -141,6 +146,11 @@ const WebhookPage = ({ c, view, notice }: { c: ConsoleContext; view: WebhookView
           ['Updated', when(a.updatedAt)],
         ]}
       />
+      <p class="help">
+        Its signing secret is never shown in the console (no secret is). Your server gets it from the API: the answer to{' '}
+        <code>POST /webhooks</code>, or a new one from <code>{`POST /webhooks/${endpoint.id}/rotate-secret`}</code>,
+        which answers it once.
+      </p>
       <form method="post" action={`/console/webhooks/${endpoint.id}/enabled`} class="action">
         <CsrfField viewer={c.get('viewer')} />
         <input type="hidden" name="enabled" value={a.enabled ? 'false' : 'true'} />
