@@ -116,7 +116,7 @@ describe('the console’s disputes and webhooks in chromium', () => {
 
     await page.goto(`${origin}/console/sign-in`);
     await page.getByLabel('API key').fill(acme.apiKey);
-    await Promise.all([page.waitForURL(/\/console\/payments$/), page.getByRole('button', { name: 'Sign in' }).click()]);
+    await Promise.all([page.waitForURL(/\/console$/), page.getByRole('button', { name: 'Sign in' }).click()]);
 
     // Disputes: the one needing a response is listed first; open it, type the evidence, submit, confirm.
     await Promise.all([page.waitForURL(/\/console\/disputes$/), page.getByRole('link', { name: 'Disputes' }).click()]);
