@@ -74,6 +74,7 @@ export const payoutAttributesSchema = z.object({
 });
 
 export const payoutResourceSchema = resourceSchema('payouts', payoutAttributesSchema).openapi('Payout');
+export type PayoutResource = z.infer<typeof payoutResourceSchema>;
 
 const reconciliationItem = z
   .object({
@@ -109,6 +110,7 @@ export const payoutReconciliationSchema = resourceSchema(
     totals: z.object({ count: z.number().int(), ...cents }).openapi({ description: 'net equals the payout amount' }),
   }),
 ).openapi('PayoutReconciliation');
+export type PayoutReconciliation = z.infer<typeof payoutReconciliationSchema>;
 
 // ── routes ─────────────────────────────────────────────────────────────────────
 const configDefaults = configSchema.parse({});

@@ -16,30 +16,37 @@ export function consoleApi(
   requestId: string,
 ) {
   const prefixes = forwardedPrefixes(serviceRoutes).filter((prefix) => !prefix.asOperator);
-  async function call<T = unknown>(
+  async function send(
     method: 'GET' | 'POST' | 'PUT',
     path: string,
-    options: { body?: unknown; idempotencyKey?: string } = {},
-  ): Promise<ApiAnswer<T>> {
+    options: { body?: unknown; idempotencyKey?: string; accept?: string } = {},
+  ): Promise<Response> {
     const url = new URL(path, deps.config.PUBLIC_BASE_URL);
     const prefix = prefixes.find(
       (candidate) => url.pathname === candidate.prefix || url.pathname.startsWith(`${candidate.prefix}/`),
     );
     if (!prefix) throw new Error(`the console has no service for ${url.pathname}`);
-    const headers = new Headers({ 'x-request-id': requestId, accept: 'application/json' });
+    const headers = new Headers({ 'x-request-id': requestId, accept: options.accept ?? 'application/json' });
     if (options.idempotencyKey) headers.set('idempotency-key', options.idempotencyKey);
     let body: Uint8Array<ArrayBuffer> | undefined;
     if (options.body !== undefined) {
       headers.set('content-type', 'application/json');
       body = new TextEncoder().encode(JSON.stringify(options.body)) as Uint8Array<ArrayBuffer>;
     }
-    const response = await deps.upstreams[prefix.service].fetch({
+    return deps.upstreams[prefix.service].fetch({
       url,
       method,
       headers,
       body,
       caller: { accountId: account.id, appId: 'console', clockOffsetSeconds: account.clockOffsetSeconds, requestId },
     });
+  }
+  async function call<T = unknown>(
+    method: 'GET' | 'POST' | 'PUT',
+    path: string,
+    options: { body?: unknown; idempotencyKey?: string } = {},
+  ): Promise<ApiAnswer<T>> {
+    const response = await send(method, path, options);
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : undefined };
   }
@@ -48,6 +55,11 @@ export function consoleApi(
     post: <T = unknown>(path: string, body: unknown, idempotencyKey?: string) =>
       call<T>('POST', path, { body, idempotencyKey }),
     put: <T = unknown>(path: string, body: unknown) => call<T>('PUT', path, { body }),
+    /** A GET answered as CSV (`Accept: text/csv`, where the API offers it): the status and the text as it came. */
+    csv: async (path: string) => {
+      const response = await send('GET', path, { accept: 'text/csv' });
+      return { status: response.status, type: response.headers.get('content-type'), text: await response.text() };
+    },
   };
 }
 
