@@ -1,17 +1,15 @@
-import type { Server } from 'node:http';
 import { createDataCipher, runDisputes, SandboxProcessor } from '@pps/payments';
 import { runSettlementPass } from '@pps/settlement';
 import { settleAtFor } from '@pps/shared/clock';
 import { createLogger } from '@pps/shared/logger';
-import { closeServer, listen } from '@pps/shared/runtime';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from '../fixtures/merchants';
 import { createCardToken, createPayment, setClock, tokenv3Body } from '../fixtures/payments';
 import { type Receiver, startReceiver } from '../fixtures/receiver';
 import { type Credentials, createTestStack, type TestStack } from '../harness';
 import { waitFor } from '../wait';
-import { checkPage } from './console-page-check';
+import { checkPage, launchChromium, serveGateway, watchedPage } from './console-page-check';
 
 /**
  * The console's Disputes and Webhooks sections in chromium, as an account's developer uses them: answer a chargeback
@@ -20,13 +18,12 @@ import { checkPage } from './console-page-check';
  * runs no script of a user string and breaks no rule of the Content-Security-Policy.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const XSS = '<script>window.__xss=1</script><img src=x onerror="window.__xss=2">';
 const log = createLogger({ level: 'silent' });
 
 let stack: TestStack;
 let receiver: Receiver;
-let server: Server;
+let stopServing: (() => Promise<void>) | undefined;
 let origin: string;
 let browser: Browser;
 let acme: Credentials;
@@ -71,16 +68,8 @@ beforeAll(async () => {
     webhooks: true,
     env: { WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1', WEBHOOK_TIMEOUT_MS: '2000', OUTBOX_POLL_INTERVAL_MS: '200' },
   });
-  const listening = await listen(stack.gateway.fetch, 0, '127.0.0.1');
-  server = listening.server;
-  origin = `http://127.0.0.1:${listening.port}`;
-  [browser, acme] = await Promise.all([
-    chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    }),
-    stack.createAccount(`Acme ${XSS}`),
-  ]);
+  ({ origin, close: stopServing } = await serveGateway(stack));
+  [browser, acme] = await Promise.all([launchChromium(), stack.createAccount(`Acme ${XSS}`)]);
   const subscribe = async (url: string, events: string[]) =>
     (
       await stack.call('POST', '/webhooks', {
@@ -100,19 +89,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  if (server) await closeServer(server);
+  await stopServing?.();
   await stack?.close();
   await receiver?.close();
 });
 
 describe('the console’s disputes and webhooks in chromium', () => {
   it('answers a dispute with evidence and resends a failed webhook delivery', async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const cspViolations: string[] = [];
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-    });
+    const { context, page, cspViolations } = await watchedPage(browser);
 
     await page.goto(`${origin}/console/sign-in`);
     await page.getByLabel('API key').fill(acme.apiKey);

@@ -1,12 +1,10 @@
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import { closeServer, listen } from '@pps/shared/runtime';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from '../fixtures/merchants';
 import { cards, createCardToken, createPayment, tokenv3Body } from '../fixtures/payments';
 import { type Credentials, createTestStack, type TestStack } from '../harness';
-import { checkPage } from './console-page-check';
+import { checkPage, launchChromium, serveGateway, watchedPage } from './console-page-check';
 
 /**
  * The console in a real browser (Debian's chromium, driven by playwright-core), as an account's developer uses it:
@@ -15,11 +13,10 @@ import { checkPage } from './console-page-check';
  * no serious or critical violation.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const XSS = '<script>window.__xss=1</script><img src=x onerror="window.__xss=2">';
 
 let stack: TestStack;
-let server: Server;
+let stopServing: (() => Promise<void>) | undefined;
 let origin: string;
 let browser: Browser;
 let acme: Credentials;
@@ -30,16 +27,8 @@ let visaPayment: string;
 
 beforeAll(async () => {
   stack = await createTestStack();
-  const listening = await listen(stack.gateway.fetch, 0, '127.0.0.1');
-  server = listening.server;
-  origin = `http://127.0.0.1:${listening.port}`;
-  [browser, acme] = await Promise.all([
-    chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    }),
-    stack.createAccount(`Acme ${XSS}`),
-  ]);
+  ({ origin, close: stopServing } = await serveGateway(stack));
+  [browser, acme] = await Promise.all([launchChromium(), stack.createAccount(`Acme ${XSS}`)]);
   merchantId = await createMerchant(stack, acme, { accountName: `Shop ${XSS}` });
   const customer = await stack.call('POST', '/customers', {
     as: acme,
@@ -66,18 +55,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  if (server) await closeServer(server);
+  await stopServing?.();
   await stack?.close();
 });
 
 describe('the console in chromium', () => {
   it('signs in by keyboard, filters, refunds, exports and signs out', async () => {
-    const context = await browser.newContext({ acceptDownloads: true });
-    const page = await context.newPage();
-    const cspViolations: string[] = [];
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-    });
+    const { context, page, cspViolations } = await watchedPage(browser, { acceptDownloads: true });
 
     // Sign in with the keyboard alone: Tab to the field labelled "API key", type, Tab to "Sign in", Enter.
     await page.goto(`${origin}/console`);

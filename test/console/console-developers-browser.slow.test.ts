@@ -1,11 +1,9 @@
-import type { Server } from 'node:http';
-import { closeServer, listen } from '@pps/shared/runtime';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from '../fixtures/merchants';
 import { createCardToken, createPayment, tokenv3Body } from '../fixtures/payments';
 import { type Credentials, createTestStack, type TestStack } from '../harness';
-import { checkPage } from './console-page-check';
+import { checkPage, launchChromium, serveGateway, watchedPage } from './console-page-check';
 
 /**
  * The console's Developers section in chromium, as an account's developer uses it: apps and keys; the events,
@@ -15,11 +13,10 @@ import { checkPage } from './console-page-check';
  * Content-Security-Policy.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const XSS = '<script>window.__xss=1</script><img src=x onerror="window.__xss=2">';
 
 let stack: TestStack;
-let server: Server;
+let stopServing: (() => Promise<void>) | undefined;
 let origin: string;
 let browser: Browser;
 let acme: Credentials;
@@ -27,16 +24,8 @@ let paymentId: string;
 
 beforeAll(async () => {
   stack = await createTestStack({ requestLog: true });
-  const listening = await listen(stack.gateway.fetch, 0, '127.0.0.1');
-  server = listening.server;
-  origin = `http://127.0.0.1:${listening.port}`;
-  [browser, acme] = await Promise.all([
-    chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    }),
-    stack.createAccount(`Acme ${XSS}`),
-  ]);
+  ({ origin, close: stopServing } = await serveGateway(stack));
+  [browser, acme] = await Promise.all([launchChromium(), stack.createAccount(`Acme ${XSS}`)]);
   const merchantId = await createMerchant(stack, acme, { accountName: `Shop ${XSS}` });
   const tokenId = await createCardToken(stack, acme);
   const paid = await createPayment(
@@ -61,18 +50,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  if (server) await closeServer(server);
+  await stopServing?.();
   await stack?.close();
 });
 
 describe('the console’s developers section in chromium', () => {
   it('shows apps, events, the request log, and makes a webhook endpoint', async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const cspViolations: string[] = [];
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-    });
+    const { context, page, cspViolations } = await watchedPage(browser);
 
     await page.goto(`${origin}/console/sign-in`);
     await page.getByLabel('API key').fill(acme.apiKey);

@@ -1,9 +1,7 @@
-import type { Server } from 'node:http';
-import { closeServer, listen } from '@pps/shared/runtime';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Credentials, createTestStack, type TestStack } from '../harness';
-import { checkPage } from './console-page-check';
+import { checkPage, launchChromium, serveGateway, watchedPage } from './console-page-check';
 import { payoutsWorld } from './console-payouts-world';
 
 /**
@@ -13,11 +11,10 @@ import { payoutsWorld } from './console-payouts-world';
  * visited passes axe-core, runs no script of a user string and breaks no rule of the Content-Security-Policy.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const XSS = '<script>window.__xss=1</script><img src=x onerror="window.__xss=2">';
 
 let stack: TestStack;
-let server: Server;
+let stopServing: (() => Promise<void>) | undefined;
 let origin: string;
 let browser: Browser;
 let acme: Credentials;
@@ -25,22 +22,14 @@ let world: Awaited<ReturnType<typeof payoutsWorld>>;
 
 beforeAll(async () => {
   stack = await createTestStack();
-  const listening = await listen(stack.gateway.fetch, 0, '127.0.0.1');
-  server = listening.server;
-  origin = `http://127.0.0.1:${listening.port}`;
-  [browser, acme] = await Promise.all([
-    chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    }),
-    stack.createAccount(`Acme ${XSS}`),
-  ]);
+  ({ origin, close: stopServing } = await serveGateway(stack));
+  [browser, acme] = await Promise.all([launchChromium(), stack.createAccount(`Acme ${XSS}`)]);
   world = await payoutsWorld(stack, acme, { shopName: `Shop ${XSS}`, returned: false });
 }, 90_000);
 
 afterAll(async () => {
   await browser?.close();
-  if (server) await closeServer(server);
+  await stopServing?.();
   await stack?.close();
 });
 
@@ -49,13 +38,8 @@ const scheduleOf = async (merchantId: string) =>
 
 describe('the console’s merchants and payouts in chromium', () => {
   it('shows the merchants and payouts, and changes a payout schedule by clicks', async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
+    const { context, page, cspViolations } = await watchedPage(browser);
     const nav = page.getByRole('navigation', { name: 'Console' });
-    const cspViolations: string[] = [];
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-    });
     await page.goto(`${origin}/console/sign-in`);
     await page.getByLabel('API key').fill(acme.apiKey);
     await Promise.all([

@@ -1,11 +1,9 @@
-import type { Server } from 'node:http';
-import { closeServer, listen } from '@pps/shared/runtime';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestStack, type TestStack } from '../harness';
 import { waitFor } from '../wait';
 import { CUSTOMER_ACCOUNT_NUMBER, operatorWorld } from './console-operator-world';
-import { checkPage } from './console-page-check';
+import { checkPage, launchChromium, serveGateway, watchedPage } from './console-page-check';
 
 /**
  * The operator's console pages in chromium: sign in with the admin token, read Health (its charts drawn by the
@@ -14,26 +12,16 @@ import { checkPage } from './console-page-check';
  * and breaks no rule of the Content-Security-Policy.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
 let stack: TestStack;
-let server: Server;
+let stopServing: (() => Promise<void>) | undefined;
 let origin: string;
 let browser: Browser;
 let acme: Awaited<ReturnType<typeof operatorWorld>>;
 
 beforeAll(async () => {
   stack = await createTestStack({ settlement: true });
-  const listening = await listen(stack.gateway.fetch, 0, '127.0.0.1');
-  server = listening.server;
-  origin = `http://127.0.0.1:${listening.port}`;
-  [browser, acme] = await Promise.all([
-    chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    }),
-    operatorWorld(stack, 'Acme <b>Bold</b>'),
-  ]);
+  ({ origin, close: stopServing } = await serveGateway(stack));
+  [browser, acme] = await Promise.all([launchChromium(), operatorWorld(stack, 'Acme <b>Bold</b>')]);
   // Settlement's maintenance worker takes the first sample as it starts.
   await waitFor(() => stack.sql`select 1 from health_samples limit 1`, {
     until: (rows) => rows.length === 1,
@@ -44,18 +32,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  if (server) await closeServer(server);
+  await stopServing?.();
   await stack?.close();
 });
 
 describe('the operator’s console pages in chromium', () => {
   it('shows health with drawn charts, the ACH files and a file, and a settlement report', async () => {
-    const context = await browser.newContext({ acceptDownloads: true });
-    const page = await context.newPage();
-    const cspViolations: string[] = [];
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-    });
+    const { context, page, cspViolations } = await watchedPage(browser, { acceptDownloads: true });
 
     await page.goto(`${origin}/console/sign-in`);
     await page.getByLabel('API key').fill(stack.config.ADMIN_TOKEN);

@@ -1,13 +1,11 @@
-import type { Server } from 'node:http';
-import { closeServer, listen } from '@pps/shared/runtime';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureBody, createPayment, refundBody, tokenv3Body } from '../fixtures/payments';
 import { type Receiver, startReceiver } from '../fixtures/receiver';
 import { createWorld } from '../fixtures/world';
 import { type Credentials, createTestStack, type TestStack } from '../harness';
 import { waitFor } from '../wait';
-import { checkPage } from './console-page-check';
+import { checkPage, launchChromium, serveGateway, watchedPage } from './console-page-check';
 
 /**
  * The payment page's "Ledger postings" and "Webhook deliveries" in a real browser (Debian's chromium, driven by
@@ -16,12 +14,11 @@ import { checkPage } from './console-page-check';
  * found by their names, the endpoint's link leads to its page.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const XSS = '<script>window.__xss=1</script><img src=x onerror="window.__xss=2">';
 
 let stack: TestStack;
 let receiver: Receiver;
-let server: Server;
+let stopServing: (() => Promise<void>) | undefined;
 let origin: string;
 let browser: Browser;
 let acme: Credentials;
@@ -31,16 +28,8 @@ let hostile: string;
 beforeAll(async () => {
   receiver = await startReceiver();
   stack = await createTestStack({ webhooks: true, env: { OUTBOX_POLL_INTERVAL_MS: '200' } });
-  const listening = await listen(stack.gateway.fetch, 0, '127.0.0.1');
-  server = listening.server;
-  origin = `http://127.0.0.1:${listening.port}`;
-  const [launched, world] = await Promise.all([
-    chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    }),
-    createWorld(stack, { account: `Acme ${XSS}` }),
-  ]);
+  ({ origin, close: stopServing } = await serveGateway(stack));
+  const [launched, world] = await Promise.all([launchChromium(), createWorld(stack, { account: `Acme ${XSS}` })]);
   browser = launched;
   acme = world.creds;
   const subscribe = async (url: string) =>
@@ -75,19 +64,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  if (server) await closeServer(server);
+  await stopServing?.();
   await stack?.close();
   await receiver?.close();
 });
 
 describe('the payment page’s ledger and deliveries in chromium', () => {
   it('shows the postings with their totals and the deliveries, accessible, no script of a user string', async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const cspViolations: string[] = [];
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-    });
+    const { context, page, cspViolations } = await watchedPage(browser);
     await page.goto(`${origin}/console/sign-in`);
     await page.getByLabel('API key').fill(acme.apiKey);
     await Promise.all([
