@@ -140,8 +140,18 @@ export function startRequestLog(deps: {
     );
   }
 
+  /**
+   * Hands what waits to the writer thread, after any hand-over still reading its bodies: one at a time, in order, so
+   * `flush` and `close` (which await it) never pass a hand-over that the timer began a moment before.
+   */
+  let handing: Promise<void> = Promise.resolve();
+  function handOver(): Promise<void> {
+    handing = handing.then(handOverNow);
+    return handing;
+  }
+
   /** Hands what waits to the writer thread (at once, unless a body is still to be read). */
-  async function handOver() {
+  async function handOverNow() {
     if (waiting.length === 0) return;
     const requests = waiting;
     waiting = [];
