@@ -387,7 +387,9 @@ export function buildRequest(operation: Operation, plan: Plan, world: World, com
     let segment = plan.hostileSegment;
     if (plan.pathId === 'real' && ids.real) segment = ids.real;
     else if (plan.pathId === 'foreign' && ids.foreign) segment = ids.foreign;
-    else reasons.push('an id that is not one of ours');
+    // `..` is a dot segment: the URL resolves it away (`/merchants/../balance` is `/balance`), to another route
+    // that may well answer; any other id not ours must be refused.
+    else if (segment !== '..') reasons.push('an id that is not one of ours');
     // The operator may act on any account's resources; an app only on its own (`foreign` calls as the other one),
     // and a client secret only on its own checkout session.
     const owner = segment === ids.real ? 'valid' : segment === ids.foreign ? 'foreign' : null;

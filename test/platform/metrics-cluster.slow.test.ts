@@ -77,13 +77,13 @@ describe('metrics of a cluster', () => {
       // Default metrics aggregate by their own rule: one start time would be meaningless, so there is none.
       expect(total(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
       expect(text).not.toContain('process_start_time_seconds ');
-      // Queue depths are read from Redis by every worker alike: taken once, not added up. The three maintenance
-      // schedulers (the hourly key cleanup, the payment recovery every minute, the request log's retention) keep one
-      // delayed job each for their next run, never two.
+      // Queue depths are read from Redis by every worker alike: taken once, not added up. The four maintenance
+      // schedulers (the hourly key cleanup, the payment recovery every minute, the request log's retention, the
+      // health sample every minute) keep one delayed job each for their next run, never two.
       const delayed = total(text, 'pps_queue_jobs', { queue: 'maintenance', state: 'delayed' });
-      expect(delayed).toBeLessThanOrEqual(3);
+      expect(delayed).toBeLessThanOrEqual(4);
       scheduled.push(delayed);
     }
-    expect(scheduled).toContain(3);
+    expect(scheduled).toContain(4);
   });
 });
