@@ -65,7 +65,12 @@ export async function createTestStack(
     ...options.env,
   });
   // A read pool of its own, read-only, as in production: a GET that wrote would fail every test that makes it.
-  const database: Database = createDatabase(url, { max: options.poolSize ?? 8, readMax: 2, onQuery: options.onQuery });
+  const database: Database = createDatabase(url, {
+    max: options.poolSize ?? 8,
+    readMax: 2,
+    onQuery: options.onQuery,
+    statementTimeoutMs: config.REQUEST_DEADLINE_MS,
+  });
   const log = options.log ?? createLogger({ level: 'silent' });
   const clock = options.manualClock ? manualClock(new Date()) : undefined;
   const realClock: Clock = clock ?? systemClock;

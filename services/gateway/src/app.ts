@@ -1,13 +1,16 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { allRoutes, serviceRoutes } from '@pps/shared/contract';
+import { watchPool } from '@pps/shared/db';
 import {
   bodyChecks,
   bodySizeGuard,
+  deadline,
   notFoundHandler,
   OPERATOR_ACCOUNT_ID,
   onError,
   registeredRoutes,
   requestId,
+  shedding,
   validationHook,
 } from '@pps/shared/http';
 import { moduleLogger } from '@pps/shared/logger';
@@ -61,6 +64,10 @@ export function createGatewayApp(deps: GatewayDeps, metrics: Metrics = createMet
   });
   // Every request an account made, recorded once answered (the writer does the rest, off the request path).
   if (deps.requestLog?.enabled) app.use('*', recordRequests(deps.requestLog));
+  // Inside the logs, so they record the 503 a late request was answered (docs/design.md, Deadlines).
+  const watch = watchPool(deps.db.$client);
+  app.use('*', deadline({ ms: deps.config.REQUEST_DEADLINE_MS, watch }));
+  app.use('*', shedding({ deadlineMs: deps.config.REQUEST_DEADLINE_MS, watch }));
   app.use('*', bodySizeGuard());
   // Content type and text are checked after authentication: on the gateway's own routes by each group once its
   // caller is known, on forwarded ones by the service (no second parse on that path).

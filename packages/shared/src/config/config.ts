@@ -90,6 +90,12 @@ export const configSchema = z.object({
    * `database_unavailable`): an unreachable database never holds a request for long.
    */
   DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
+  /**
+   * How long a request may take before it is answered 503 with Retry-After, whatever it waits on (docs/design.md,
+   * Deadlines). Below common client timeouts (30 s and more), so a client hears a clear answer rather than timing out
+   * blind. The database's own limits follow it: each connection's statement, lock and idle-in-transaction timeouts.
+   */
+  REQUEST_DEADLINE_MS: z.coerce.number().int().min(1000).max(120_000).default(10_000),
   /** `npm start`'s worker processes (node:cluster), each with its own pool; `auto`: one per core. */
   WEB_CONCURRENCY: z
     .union([z.literal('auto'), z.coerce.number().int().min(1).max(64)])

@@ -26,6 +26,13 @@ export function createDatabase(
     readMax?: number;
     /** A connection attempt gives up after this (default 3 s); the statements waiting on it fail. */
     connectTimeoutMs?: number;
+    /**
+     * The server ends a statement or a transaction left idle after this (`statement_timeout`,
+     * `idle_in_transaction_session_timeout` of every connection), and a lock wait after half of it (`lock_timeout`):
+     * the request deadline, so nothing a request started outlives its answer for long, and no stall holds a
+     * connection for ever. None: no limit.
+     */
+    statementTimeoutMs?: number;
     /** Sees every statement sent, with its parameters (tests count them, and explain them). */
     onQuery?: (query: string, params: readonly unknown[]) => void;
   } = {},
@@ -43,11 +50,23 @@ export function createDatabase(
       // far below 2^53 (the maximum amount is 10^8 cents).
       connection,
     });
-  const sql = pool(options.max ?? 10, { application_name: 'pps' });
+  const limits: Record<string, string> = options.statementTimeoutMs
+    ? {
+        statement_timeout: String(options.statementTimeoutMs),
+        // A row lock held elsewhere fails the waiting statement at half the deadline, a clear 503 in time.
+        lock_timeout: String(Math.round(options.statementTimeoutMs / 2)),
+        idle_in_transaction_session_timeout: String(options.statementTimeoutMs),
+      }
+    : {};
+  const sql = pool(options.max ?? 10, { application_name: 'pps', ...limits });
   const db = drizzle(prepared(sql), { schema });
   if (!options.readMax) return { db, sql, readDb: db, close: () => sql.end({ timeout: 5 }) };
   // Read-only sessions: a write sent here by mistake fails loudly instead of slipping past the main pool.
-  const reader = pool(options.readMax, { application_name: 'pps-read', default_transaction_read_only: 'on' });
+  const reader = pool(options.readMax, {
+    application_name: 'pps-read',
+    default_transaction_read_only: 'on',
+    ...limits,
+  });
   return {
     db,
     sql,
@@ -172,6 +191,11 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
  * idempotency keys make safe to retry.
  */
 const UNAVAILABLE_CODES = new Set([
+  // The connection's own limits (statement, lock, idle-in-transaction timeouts: `statementTimeoutMs`): the database
+  // did not answer in time, which a retry may find it doing.
+  '57014',
+  '55P03',
+  '25P03',
   'ECONNREFUSED',
   'ECONNRESET',
   'EPIPE',

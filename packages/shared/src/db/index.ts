@@ -24,6 +24,7 @@ export * from './counts';
 export * from './database-url';
 export * from './keyset';
 export * from './migrate';
+export * from './pool-watch';
 export * from './raw';
 export * as schema from './schema';
 export * from './unnest';

@@ -1,5 +1,6 @@
 export * from '../errors';
 export * from './context';
+export * from './deadline';
 export * from './envelope';
 export * from './internal-auth';
 export * from './middleware';

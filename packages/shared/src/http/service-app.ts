@@ -1,11 +1,12 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { type Clock, offsetClock, systemClock } from '../clock';
 import type { Config } from '../config/config';
-import type { Db } from '../db';
+import { type Db, watchPool } from '../db';
 import { databaseCheck, readyz } from '../health';
 import { type Logger, moduleLogger } from '../logger';
 import { type Metrics, metricsResponse } from '../metrics';
 import type { ServiceContext } from './context';
+import { deadline, shedding } from './deadline';
 import { callerOf } from './internal-auth';
 import { bodyChecks, bodySizeGuard, requestId } from './middleware';
 import { notFoundHandler, onError, validationHook } from './on-error';
@@ -30,6 +31,9 @@ export type ServiceDeps = {
   standalone?: boolean;
 };
 
+/** How much sooner than the gateway a service answers at the deadline. */
+const SERVICE_DEADLINE_LEAD_MS = 250;
+
 /**
  * A service's Hono app with the house middleware: request id, the gateway's signed context (401
  * without it), JSON body rules, the validation hook and the one error mapper. Routes come after.
@@ -47,6 +51,11 @@ export function createServiceApp(deps: ServiceDeps, name: string): ServiceApp {
   const database = databaseCheck((deps.readDb ?? deps.db).$client);
   app.get('/readyz', () => readyz({ required: { database } }));
   app.use('*', requestId());
+  // Answered within the deadline, a little before the gateway's own so the answer that names the cause arrives
+  // first; writes refused at once while the database does not answer (docs/design.md, Deadlines).
+  const watch = watchPool(deps.db.$client);
+  app.use('*', deadline({ ms: deps.config.REQUEST_DEADLINE_MS - SERVICE_DEADLINE_LEAD_MS, watch }));
+  app.use('*', shedding({ deadlineMs: deps.config.REQUEST_DEADLINE_MS, watch }));
   if (deps.standalone && deps.metrics) {
     const metrics = deps.metrics;
     app.use('*', async (c, next) => {

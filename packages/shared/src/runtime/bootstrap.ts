@@ -18,6 +18,7 @@ export async function bootstrap(name: string): Promise<{ config: Config; log: Lo
     max: config.DATABASE_POOL_SIZE,
     readMax: config.DATABASE_READ_POOL_SIZE,
     connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs: config.REQUEST_DEADLINE_MS,
   });
   await warnWithoutAutovacuum(database, log);
   return { config, log, database };

@@ -1,0 +1,140 @@
+import type { ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tokenv3Body } from '../fixtures/payments';
+import { type Receiver, startReceiver } from '../fixtures/receiver';
+import { expectCreatedOrUnavailable, type Outcome, startServiceProcess } from '../fixtures/service-process';
+import { createPrivatePostgres, type PrivatePostgres } from '../private-postgres';
+import { processTracker } from '../processes';
+import { waitFor } from '../wait';
+
+/**
+ * `npm start`'s process against a PostgreSQL cluster of this test's own whose every process is frozen (SIGSTOP) for
+ * 20 s under the load of 16 clients, then thawed (SIGCONT): a hung disk or a network path that drops packets, as a
+ * client sees it. Every request is answered within the deadline (10 s) and a second, a 201 or a 503 with
+ * Retry-After; a retry with the same requestId stores each payment once; payments are made again within 10 s of the
+ * thaw; `/readyz` answers within a second throughout, 503 while frozen (docs/design.md, Deadlines).
+ */
+
+const DEADLINE_MS = 10_000;
+const STALL_MS = 20_000;
+const run = promisify(execFile);
+
+let pg: PrivatePostgres;
+let receiver: Receiver;
+let service: ChildProcess;
+let base: string;
+let sql: postgres.Sql;
+let merchantId: string;
+let tokenId: string;
+let createOnce: Awaited<ReturnType<typeof startServiceProcess>>['createOnce'];
+const processes = processTracker();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Every process of the cluster: the postmaster, then its children (backends, checkpointer, WAL writer…). */
+async function clusterPids(): Promise<number[]> {
+  const postmaster = await pg.pid();
+  const { stdout } = await run('pgrep', ['-P', String(postmaster)]).catch(() => ({ stdout: '' }));
+  return [postmaster, ...stdout.split('\n').filter(Boolean).map(Number)];
+}
+
+const signal = (pids: number[], name: 'SIGSTOP' | 'SIGCONT') => {
+  for (const pid of pids) process.kill(pid, name);
+};
+
+beforeAll(async () => {
+  pg = await createPrivatePostgres();
+  await pg.start();
+  const admin = postgres(pg.url(), { max: 1, onnotice: () => {} });
+  await admin`create database pps`;
+  await admin.end();
+  sql = postgres(pg.url('pps'), { max: 2, onnotice: () => {} });
+  receiver = await startReceiver();
+  ({ service, base, createOnce, merchantId, tokenId } = await startServiceProcess(processes, {
+    databaseUrl: pg.url('pps'),
+    webhookUrl: receiver.url('/hooks'),
+    kind: 'pgstall',
+    env: { REQUEST_DEADLINE_MS: String(DEADLINE_MS) },
+  }));
+}, 120_000);
+
+afterAll(async () => {
+  // Never leave the cluster frozen: its files are removed next.
+  if (pg) signal(await clusterPids().catch(() => []), 'SIGCONT');
+  await processes.killAll();
+  await receiver?.close();
+  await sql?.end({ timeout: 1 });
+  await pg?.destroy();
+});
+
+const payments = new Map<string, string>();
+
+describe('a PostgreSQL frozen for 20 s under load', () => {
+  it('answers every request within the deadline, stores each payment once, and pays again soon after', async () => {
+    const outcomes: Outcome[] = [];
+    let loading = true;
+    const load = Array.from({ length: 16 }, async () => {
+      while (loading) {
+        const requestId = randomUUID();
+        payments.set(
+          requestId,
+          await createOnce(tokenv3Body({ merchantId, tokenId, amount: '1500', requestId }), outcomes),
+        );
+      }
+    });
+    await sleep(2000);
+
+    const frozen = await clusterPids();
+    signal(frozen, 'SIGSTOP');
+    const frozenAt = Date.now();
+    // Readiness within a second, and not ready, while the database does not answer.
+    await sleep(3000);
+    const readyStarted = Date.now();
+    const ready = await fetch(`${base}/readyz`);
+    expect(Date.now() - readyStarted).toBeLessThan(1000);
+    expect(ready.status).toBe(503);
+    await sleep(STALL_MS - 3000 - (Date.now() - frozenAt - 3000));
+    signal(frozen, 'SIGCONT');
+    const thawedAt = Date.now();
+
+    // Payments are made again within 10 s of the thaw.
+    await waitFor(() => outcomes.some((outcome) => outcome.status === 201 && outcome.at >= thawedAt), {
+      timeoutMs: 10_000,
+      what: 'a payment made after the thaw',
+    });
+    await sleep(1000);
+    loading = false;
+    await Promise.all(load);
+
+    expect(service.exitCode).toBeNull();
+    expectCreatedOrUnavailable(outcomes);
+    const during = outcomes.filter((outcome) => outcome.at + outcome.ms >= frozenAt && outcome.at <= thawedAt);
+    expect(during.some((outcome) => outcome.status === 503)).toBe(true);
+    const slowest = Math.max(...outcomes.map((outcome) => outcome.ms));
+    console.log(
+      `during the stall: ${during.filter((o) => o.status === 201).length} × 201, ` +
+        `${during.filter((o) => o.status === 503).length} × 503; slowest answer ${slowest} ms`,
+    );
+    expect(slowest).toBeLessThanOrEqual(DEADLINE_MS + 1000);
+
+    // Each requestId: one payment, the one its 201 named; nothing else stored.
+    const stored = await sql`select id from payments where merchant_id = ${merchantId}`;
+    expect(stored.map((row) => row.id).sort()).toEqual([...new Set(payments.values())].sort());
+    expect(new Set(payments.values()).size).toBe(payments.size);
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+  }, 120_000);
+
+  it('delivers every event of those payments', async () => {
+    const expected = await sql`select id from events where type = 'payment.created'`;
+    expect(expected.length).toBe(payments.size);
+    const delivered = () => new Set(receiver.at('/hooks').map((entry) => entry.headers['webhook-id']));
+    await waitFor(() => expected.every((row) => delivered().has(row.id)), {
+      timeoutMs: 60_000,
+      what: 'every event delivered',
+      retryOnError: true,
+    });
+  }, 70_000);
+});
