@@ -8,15 +8,19 @@ import { tokenv3Body } from '../fixtures/payments';
 import { type Receiver, startReceiver } from '../fixtures/receiver';
 import { expectCreatedOrUnavailable, type Outcome, startServiceProcess } from '../fixtures/service-process';
 import { createPrivatePostgres, type PrivatePostgres } from '../private-postgres';
-import { processTracker } from '../processes';
+import { type PrivateRedis, privateRedis } from '../private-redis';
+import { freePort, processTracker } from '../processes';
 import { waitFor } from '../wait';
 
 /**
- * `npm start`'s process against a PostgreSQL cluster of this test's own whose every process is frozen (SIGSTOP) for
- * 20 s under the load of 16 clients, then thawed (SIGCONT): a hung disk or a network path that drops packets, as a
- * client sees it. Every request is answered within the deadline (10 s) and a second, a 201 or a 503 with
- * Retry-After; a retry with the same requestId stores each payment once; payments are made again within 10 s of the
- * thaw; `/readyz` answers within a second throughout, 503 while frozen (docs/design.md, Deadlines).
+ * `npm start`'s process against a PostgreSQL cluster and a Redis of this test's own, each frozen (SIGSTOP) for 20 s
+ * under the load of 16 clients, then thawed (SIGCONT): a hung disk or a network path that drops packets, as a client
+ * sees it (docs/design.md, Deadlines).
+ * - PostgreSQL frozen: every request is answered within the deadline (10 s) and a second, a 201 or a 503 with
+ *   Retry-After; a retry with the same requestId stores each payment once; payments are made again within 10 s of
+ *   the thaw; `/readyz` answers within a second, 503 while frozen; every event is delivered afterwards.
+ * - Redis frozen: no payment needs it, so every one is a 201 within the deadline; every event is delivered after
+ *   the thaw.
  */
 
 const DEADLINE_MS = 10_000;
@@ -24,6 +28,7 @@ const STALL_MS = 20_000;
 const run = promisify(execFile);
 
 let pg: PrivatePostgres;
+let redis: PrivateRedis;
 let receiver: Receiver;
 let service: ChildProcess;
 let base: string;
@@ -52,18 +57,22 @@ beforeAll(async () => {
   await admin`create database pps`;
   await admin.end();
   sql = postgres(pg.url('pps'), { max: 2, onnotice: () => {} });
+  redis = privateRedis(processes, await freePort());
+  await redis.start();
   receiver = await startReceiver();
   ({ service, base, createOnce, merchantId, tokenId } = await startServiceProcess(processes, {
     databaseUrl: pg.url('pps'),
     webhookUrl: receiver.url('/hooks'),
     kind: 'pgstall',
-    env: { REQUEST_DEADLINE_MS: String(DEADLINE_MS) },
+    env: { REQUEST_DEADLINE_MS: String(DEADLINE_MS), REDIS_URL: redis.url },
   }));
 }, 120_000);
 
 afterAll(async () => {
   // Never leave the cluster frozen: its files are removed next.
   if (pg) signal(await clusterPids().catch(() => []), 'SIGCONT');
+  const redisPid = redis?.pid();
+  if (redisPid) signal([redisPid], 'SIGCONT');
   await processes.killAll();
   await receiver?.close();
   await sql?.end({ timeout: 1 });
@@ -71,20 +80,32 @@ afterAll(async () => {
 });
 
 const payments = new Map<string, string>();
+const delivered = () => new Set(receiver.at('/hooks').map((entry) => entry.headers['webhook-id']));
 
-describe('a PostgreSQL frozen for 20 s under load', () => {
-  it('answers every request within the deadline, stores each payment once, and pays again soon after', async () => {
-    const outcomes: Outcome[] = [];
-    let loading = true;
-    const load = Array.from({ length: 16 }, async () => {
-      while (loading) {
+/**
+ * 16 clients paying until `loading()` says stop, each payment made once (retried after a 503), each client pausing
+ * `pauseMs` between payments: their promise.
+ */
+function load(outcomes: Outcome[], loading: () => boolean, pauseMs = 0) {
+  return Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (loading()) {
+        if (pauseMs > 0) await sleep(pauseMs);
         const requestId = randomUUID();
         payments.set(
           requestId,
           await createOnce(tokenv3Body({ merchantId, tokenId, amount: '1500', requestId }), outcomes),
         );
       }
-    });
+    }),
+  );
+}
+
+describe('a PostgreSQL frozen for 20 s under load', () => {
+  it('answers every request within the deadline, stores each payment once, and pays again soon after', async () => {
+    const outcomes: Outcome[] = [];
+    let loading = true;
+    const clients = load(outcomes, () => loading);
     await sleep(2000);
 
     const frozen = await clusterPids();
@@ -107,7 +128,7 @@ describe('a PostgreSQL frozen for 20 s under load', () => {
     });
     await sleep(1000);
     loading = false;
-    await Promise.all(load);
+    await clients;
 
     expect(service.exitCode).toBeNull();
     expectCreatedOrUnavailable(outcomes);
@@ -130,11 +151,46 @@ describe('a PostgreSQL frozen for 20 s under load', () => {
   it('delivers every event of those payments', async () => {
     const expected = await sql`select id from events where type = 'payment.created'`;
     expect(expected.length).toBe(payments.size);
-    const delivered = () => new Set(receiver.at('/hooks').map((entry) => entry.headers['webhook-id']));
     await waitFor(() => expected.every((row) => delivered().has(row.id)), {
       timeoutMs: 60_000,
       what: 'every event delivered',
       retryOnError: true,
     });
   }, 70_000);
+});
+
+describe('a Redis frozen for 20 s under load', () => {
+  it('goes on making every payment within the deadline, and delivers every event after the thaw', async () => {
+    const outcomes: Outcome[] = [];
+    let loading = true;
+    // A client's pace (about 150 payments a second in all): each of their events is delivered after the thaw.
+    const clients = load(outcomes, () => loading, 100);
+    await sleep(1000);
+    const pid = redis.pid() as number;
+    signal([pid], 'SIGSTOP');
+    const frozenAt = Date.now();
+    await sleep(STALL_MS);
+    signal([pid], 'SIGCONT');
+    const thawedAt = Date.now();
+    await sleep(1000);
+    loading = false;
+    await clients;
+
+    expect(service.exitCode).toBeNull();
+    const during = outcomes.filter((outcome) => outcome.at >= frozenAt && outcome.at <= thawedAt);
+    const slowest = Math.max(...during.map((outcome) => outcome.ms));
+    console.log(`during the Redis stall: ${during.length} answers, all 201; slowest answer ${slowest} ms`);
+    expect(during.length).toBeGreaterThan(1000);
+    expect(new Set(outcomes.map((outcome) => outcome.status))).toEqual(new Set([201]));
+    expect(slowest).toBeLessThanOrEqual(DEADLINE_MS);
+
+    const expected = await sql`select id from events where type = 'payment.created'`;
+    expect(expected.length).toBe(payments.size);
+    await waitFor(() => expected.filter((row) => !delivered().has(row.id)).length, {
+      until: (missing) => missing === 0,
+      timeoutMs: 60_000,
+      what: 'every event delivered after the thaw',
+      retryOnError: true,
+    });
+  }, 120_000);
 });

@@ -1,9 +1,8 @@
-import type { ChildProcess } from 'node:child_process';
 import { queuePrefix } from '@pps/shared/testing';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createPrivatePostgres, type PrivatePostgres } from '../private-postgres';
-import { freePort, processTracker, stopProcess } from '../processes';
+import { type PrivateRedis, privateRedis } from '../private-redis';
+import { freePort, processTracker } from '../processes';
 import { getFresh } from '../prometheus';
 import { waitFor } from '../wait';
 
@@ -20,36 +19,8 @@ type Role = (typeof roles)[number];
 
 const processes = processTracker();
 let pg: PrivatePostgres;
-let redis: ReturnType<typeof privateRedis>;
+let redis: PrivateRedis;
 const urls = {} as Record<Role, string>;
-
-/** A Redis of this test's own on a free port: `start` it, `stop` it (SIGKILL), start it again on the same port. */
-function privateRedis(port: number) {
-  let child: ChildProcess | undefined;
-  const url = `redis://127.0.0.1:${port}`;
-  return {
-    url,
-    start: async () => {
-      child = processes.spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '']);
-      await waitFor(
-        async () => {
-          const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-          client.on('error', () => {});
-          try {
-            await client.connect();
-            return (await client.ping()) === 'PONG';
-          } finally {
-            client.disconnect();
-          }
-        },
-        { what: `redis-server on ${port}`, retryOnError: true, timeoutMs: 10_000 },
-      );
-    },
-    stop: async () => {
-      if (child) await stopProcess(child, 'SIGKILL');
-    },
-  };
-}
 
 /** One /readyz, timed, on a connection of its own. */
 async function readyz(role: Role) {
@@ -83,7 +54,7 @@ const notReady = (checks: Record<string, string>) => ({ status: 503, body: { sta
 beforeAll(async () => {
   pg = await createPrivatePostgres();
   await pg.start();
-  redis = privateRedis(await freePort());
+  redis = privateRedis(processes, await freePort());
   await redis.start();
   const ports = Object.fromEntries(await Promise.all(roles.map(async (role) => [role, await freePort()] as const)));
   for (const role of roles) urls[role] = `http://127.0.0.1:${ports[role]}`;
