@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from '../fixtures/merchants';
 import { createCardToken, createPayment, postPayment, refundBody, setClock, tokenv3Body } from '../fixtures/payments';
 import { type Credentials, createTestStack, expectError, type TestStack } from '../harness';
+import { waitFor } from '../wait';
 
 /**
  * Disputes through the API, over the sandbox's dispute cards (docs/api.md, Disputes): a chargeback opened the
@@ -26,8 +27,29 @@ let other: Credentials;
 let merchantId: string;
 const log = createLogger({ level: 'silent' });
 
+/** The sandbox, whose evidence submissions wait while `hold` is set: a slow bank, as a test needs one. */
+class HeldBank extends SandboxProcessor {
+  hold: Promise<void> | undefined;
+  asked = 0;
+  override async submitDisputeEvidence(input: Parameters<SandboxProcessor['submitDisputeEvidence']>[0]) {
+    this.asked += 1;
+    await this.hold;
+    return super.submitDisputeEvidence(input);
+  }
+}
+let bank: HeldBank;
+
 beforeAll(async () => {
-  stack = await createTestStack();
+  // The bank needs the stack's database, and the stack its processor: the stack gets a stand-in that is the bank.
+  stack = await createTestStack({
+    processor: new Proxy({} as HeldBank, {
+      get: (_, name) => {
+        const value = Reflect.get(bank, name);
+        return typeof value === 'function' ? value.bind(bank) : value;
+      },
+    }),
+  });
+  bank = new HeldBank({ db: stack.db });
   [creds, other] = await Promise.all([stack.createAccount('Disputed Platform'), stack.createAccount('Other')]);
   merchantId = await createMerchant(stack, creds);
 });
@@ -361,5 +383,36 @@ describe('a network dispute the platform cannot store', () => {
     expect(run.opened).toBe(1);
     expect(await stack.sql`select 1 from disputes where payment_id = ${paid.body.data.id}`).toHaveLength(1);
     expect(await stack.sql`select 1 from disputes where payment_id = 'pay_unknown'`).toHaveLength(0);
+  });
+});
+
+describe('a submission while the bank is slow', () => {
+  it('holds no transaction while the bank is asked: the dispute stays lockable, the answer recorded once', async () => {
+    const { disputeId: held } = await disputedPayment(CHARGEBACK_CARD);
+    let release = () => {};
+    bank.hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const asked = bank.asked;
+    const submitting = post(
+      `/disputes/${held}/evidence`,
+      evidenceBody({ evidence: { customerName: 'Ann' }, submit: true }),
+    );
+    await waitFor(() => bank.asked > asked, { what: 'the bank asked' });
+    // While the bank thinks, the dispute's row is free: another session locks it at once.
+    const [locked] = await stack.sql.begin(
+      (tx) => tx`select status, evidence from disputes where id = ${held} for update nowait`,
+    );
+    expect(locked).toMatchObject({ status: 'needs_response', evidence: {} });
+    release();
+    bank.hold = undefined;
+    const submitted = await submitting;
+    expect(submitted.status).toBe(200);
+    expect(submitted.body.data.attributes).toMatchObject({
+      status: 'under_review',
+      evidence: { customerName: 'Ann' },
+      evidenceDetails: { submissionCount: 1 },
+    });
+    expect(bank.asked).toBe(asked + 1);
   });
 });

@@ -76,6 +76,13 @@ type EvidenceInput = { id: string } & DisputeEvidenceBody['data']['attributes'];
  * POST /disputes/{id}/evidence: the fields given replace the saved ones; with `submit: true` the evidence goes to
  * the bank (`Processor.submitDisputeEvidence`), whose answer is applied on its day by the dispute run. Only while
  * the dispute needs a response and its `dueBy` has not passed by the account's clock.
+ *
+ * A submission is three steps, as a new payment is, so no transaction is open while the bank is asked (a slow bank
+ * would hold the dispute's lock and a connection for as long; docs/design.md, Deadlines): the dispute read and
+ * checked, the evidence sent, then the evidence and the bank's answer recorded in one move if the dispute is still
+ * open. A submission that lost the race to another is refused as a late one is; the bank, asked twice, keeps one
+ * submission per dispute. A process that stops between the last two leaves the dispute open: submitted again, the
+ * bank is asked again.
  */
 export async function submitDisputeEvidence({
   ctx,
@@ -87,25 +94,27 @@ export async function submitDisputeEvidence({
   processor: Processor;
 }) {
   if (!isId('dispute', input.id)) throw notFound('dispute', input.id);
-  return withTransaction(ctx.db, async (tx) => {
-    const dispute = owned(ctx, input.id, await lockDispute(tx, input.id));
-    const move = moveOf(ctx);
-    const pastDue = move.now.getTime() > dispute.dueBy.getTime();
-    if (dispute.status !== 'needs_response' || pastDue) {
-      const pointer = input.evidence !== undefined ? disputePointers.evidence : disputePointers.submit;
-      throw disputeErrors.notOpen(dispute, dispute.status === 'needs_response' && pastDue, pointer);
-    }
-    const evidence = { ...dispute.evidence, ...input.evidence };
-    if (!input.submit) {
+  const move = moveOf(ctx);
+  const pointer = input.evidence !== undefined ? disputePointers.evidence : disputePointers.submit;
+  if (!input.submit) {
+    return withTransaction(ctx.db, async (tx) => {
+      const dispute = openDispute(ctx, input.id, await lockDispute(tx, input.id), move, pointer);
       if (input.evidence === undefined) return disputeResource(dispute, move.now);
+      const evidence = { ...dispute.evidence, ...input.evidence };
       const saved = await moveDispute(tx, move, dispute, { status: dispute.status, evidence });
       return disputeResource(saved ?? dispute, move.now);
-    }
-    const decision = await processor.submitDisputeEvidence({
-      networkId: dispute.networkId,
-      evidence,
-      submittedAt: move.now,
     });
+  }
+  // Submitted: what the bank is sent is checked and read first, and recorded, with its answer, after.
+  const read = openDispute(ctx, input.id, await findDispute(ctx.db, input.id), move, pointer);
+  const evidence = { ...read.evidence, ...input.evidence };
+  const decision = await processor.submitDisputeEvidence({
+    networkId: read.networkId,
+    evidence,
+    submittedAt: move.now,
+  });
+  return withTransaction(ctx.db, async (tx) => {
+    const dispute = openDispute(ctx, input.id, await lockDispute(tx, input.id), move, pointer);
     const submitted = await moveDispute(tx, move, dispute, {
       status: 'under_review',
       evidence,
@@ -116,6 +125,22 @@ export async function submitDisputeEvidence({
     });
     return disputeResource(submitted ?? dispute, move.now);
   });
+}
+
+/** The caller's dispute while it takes a response (needs one, not past due by the account's clock); else refused. */
+function openDispute(
+  ctx: ServiceContext,
+  id: string,
+  found: Dispute | undefined,
+  move: DisputeMove,
+  pointer: string,
+): Dispute {
+  const dispute = owned(ctx, id, found);
+  const pastDue = move.now.getTime() > dispute.dueBy.getTime();
+  if (dispute.status !== 'needs_response' || pastDue) {
+    throw disputeErrors.notOpen(dispute, dispute.status === 'needs_response' && pastDue, pointer);
+  }
+  return dispute;
 }
 
 /** POST /disputes/{id}/accept: the dispute is lost at once; what a chargeback took back stays with the cardholder. */
