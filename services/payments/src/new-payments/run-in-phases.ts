@@ -55,8 +55,9 @@ export async function runInPhases<A>(
   const { phased, claim } = admitted;
   const answer = await phased.call();
   // The answer in hand is recorded, not left to recovery, when the database was away for a moment (restarting,
-  // failing over): phase 3 again finds the claim gone, and the key's answer, if the lost commit went through.
-  const giveUpAt = Date.now() + PHASE_RETRY_MS;
+  // failing over, frozen and timing the statement out when it thawed): phase 3 again finds the claim gone, and the
+  // key's answer, if the lost commit went through.
+  const expired = retryWindow();
   for (;;) {
     try {
       const recorded = await phased.record(answer);
@@ -66,7 +67,7 @@ export async function runInPhases<A>(
       if (!stored) throw new Error(`payment ${phased.paymentId} was resolved without this request, and has no answer`);
       return { ...stored, replayed: false };
     } catch (error) {
-      if (!isDatabaseUnavailable(error) || Date.now() >= giveUpAt) throw error;
+      if (!isDatabaseUnavailable(error) || expired()) throw error;
       await sleep(PHASE_RETRY_PAUSE_MS);
     }
   }
@@ -107,14 +108,14 @@ async function claimAndInsert<A>(
   phased: Phased<A>,
   claim: KeyClaim | undefined,
 ): Promise<Exclude<ClaimResult, { retry: true }>> {
-  const giveUpAt = Date.now() + PHASE_RETRY_MS;
+  const expired = retryWindow();
   let freed = 0;
   for (;;) {
     let result: ClaimResult;
     try {
       result = await phased.claim(claim);
     } catch (error) {
-      if (!claim || !isDatabaseUnavailable(error) || Date.now() >= giveUpAt) throw error;
+      if (!claim || !isDatabaseUnavailable(error) || expired()) throw error;
       await sleep(PHASE_RETRY_PAUSE_MS);
       continue;
     }
@@ -131,3 +132,15 @@ async function claimAndInsert<A>(
 /** How long phases 1 and 3 are tried again after the database went away, and the pause between tries. */
 const PHASE_RETRY_MS = 2000;
 const PHASE_RETRY_PAUSE_MS = 200;
+
+/**
+ * Whether a phase's retries are over: `PHASE_RETRY_MS` from its first failure, not from its first try, which may
+ * have waited out a frozen database before it failed.
+ */
+function retryWindow(): () => boolean {
+  let closesAt: number | undefined;
+  return () => {
+    closesAt ??= Date.now() + PHASE_RETRY_MS;
+    return Date.now() >= closesAt;
+  };
+}
