@@ -1,6 +1,7 @@
 import { TransactionRollbackError } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
+import { POOL_PROBE } from './pool-watch';
 import * as schema from './schema';
 import type { Db, DbOrTx, Sent, Tx } from './types';
 
@@ -33,7 +34,7 @@ export function createDatabase(
      * connection for ever. None: no limit.
      */
     statementTimeoutMs?: number;
-    /** Sees every statement sent, with its parameters (tests count them, and explain them). */
+    /** Sees every statement sent, with its parameters (tests count them, and explain them), but the pool's probe. */
     onQuery?: (query: string, params: readonly unknown[]) => void;
   } = {},
 ): Database {
@@ -43,7 +44,11 @@ export function createDatabase(
       connect_timeout: (options.connectTimeoutMs ?? 3000) / 1000,
       backoff: reconnectDelaySeconds,
       ...(options.onQuery
-        ? { debug: (_connection: number, query: string, params: unknown[]) => options.onQuery?.(query, params) }
+        ? {
+            debug: (_connection: number, query: string, params: unknown[]) => {
+              if (query !== POOL_PROBE) options.onQuery?.(query, params);
+            },
+          }
         : {}),
       onnotice: () => {},
       // bigint columns come back as JS numbers through drizzle's { mode: 'number' }; cents stay

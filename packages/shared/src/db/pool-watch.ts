@@ -1,5 +1,8 @@
 import type postgres from 'postgres';
 
+/** The probe's statement, by its text: what a test counting the statements a request sends leaves out. */
+export const POOL_PROBE = 'select 1 as pool_probe';
+
 /** How often the watch sends its probe while the pool answers. */
 const PROBE_PERIOD_MS = 250;
 
@@ -15,7 +18,7 @@ export type PoolWatch = {
 const watches = new WeakMap<object, PoolWatch>();
 
 /**
- * One watch per pool (made on first ask): a probe, `select 1`, sent through the pool every 250 ms after the last
+ * One watch per pool (made on first ask): a probe (`POOL_PROBE`) sent through the pool every 250 ms after the last
  * one answered. It waits in the pool's queue like any request's statement, so its answer is the queue's wait: a
  * few milliseconds under load, and none at all while the server is frozen, a lock held on every connection or the
  * network path gone. `stalledMs` is the time since it last answered; a failed probe (the database refusing
@@ -27,7 +30,7 @@ export function watchPool(sql: postgres.Sql): PoolWatch {
   if (known) return known;
   let answeredAt = performance.now();
   const probe = () => {
-    sql`select 1`.then(
+    sql.unsafe(POOL_PROBE).then(
       () => {
         answeredAt = performance.now();
         setTimeout(probe, PROBE_PERIOD_MS).unref();
