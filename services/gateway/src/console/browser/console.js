@@ -45,7 +45,9 @@
           side: index === 0 ? 3 : 1,
           grid: { show: index === 0 },
           size: 70,
-          values: (_, ticks) => ticks.map(text(unit)),
+          // A count has no halves: its axis labels whole numbers only.
+          values: (_, ticks) =>
+            ticks.map((tick) => (unit === 'count' && !Number.isInteger(tick) ? '' : text(unit)(tick))),
         })),
       ],
     };
