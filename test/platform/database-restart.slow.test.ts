@@ -4,7 +4,12 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refundBody, tokenv3Body } from '../fixtures/payments';
 import { type Receiver, startReceiver } from '../fixtures/receiver';
-import { expectCreatedOrUnavailable, type Outcome, startServiceProcess } from '../fixtures/service-process';
+import {
+  expectCreatedOrUnavailable,
+  expectSettledAndDelivered,
+  type Outcome,
+  startServiceProcess,
+} from '../fixtures/service-process';
 import { createPrivatePostgres, type PrivatePostgres } from '../private-postgres';
 import { processTracker } from '../processes';
 import { waitFor } from '../wait';
@@ -148,22 +153,7 @@ describe('a PostgreSQL restart under load', () => {
   }, 60_000);
 
   it('settles afterwards, and every payment.completed reaches the receiver', async () => {
-    const clock = await call('POST', '/sandbox/clock', {
-      data: { type: 'clock', attributes: { advanceSeconds: 7 * 86_400 } },
-    });
-    expect(clock.status).toBe(200);
-    await waitFor(
-      async () =>
-        (await sql`select count(*)::int as n from payments where status = 'completed'`)[0]?.n === payments.size,
-      { timeoutMs: 30_000, what: 'every payment settled', retryOnError: true },
-    );
-    const completed = await sql`select id from events where type = 'payment.completed'`;
-    expect(completed.length).toBe(payments.size);
-    await waitFor(() => completed.every((row) => delivered().has(row.id)), {
-      timeoutMs: 30_000,
-      what: 'every completion delivered',
-      retryOnError: true,
-    });
+    await expectSettledAndDelivered({ call, sql }, payments.size, delivered);
     expect(service.exitCode).toBeNull();
   }, 60_000);
 

@@ -8,7 +8,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenv3Body } from '../fixtures/payments';
 import { type Receiver, startReceiver } from '../fixtures/receiver';
-import { type Outcome, startServiceProcess } from '../fixtures/service-process';
+import { expectSettledAndDelivered, type Outcome, startServiceProcess } from '../fixtures/service-process';
 import { createPrivatePostgres, type PrivatePostgres } from '../private-postgres';
 import { type PrivateRedis, privateRedis } from '../private-redis';
 import { freePort, processTracker } from '../processes';
@@ -180,22 +180,7 @@ describe('a PostgreSQL frozen for 20 s under load', () => {
       retryOnError: true,
     });
     // The workers carried on after the stall without a restart: settlement, then the second event of each payment.
-    const clock = await call('POST', '/sandbox/clock', {
-      data: { type: 'clock', attributes: { advanceSeconds: 7 * 86_400 } },
-    });
-    expect(clock.status).toBe(200);
-    await waitFor(
-      async () =>
-        (await sql`select count(*)::int as n from payments where status = 'completed'`)[0]?.n === payments.size,
-      { timeoutMs: 30_000, what: 'every payment settled', retryOnError: true },
-    );
-    const completed = await sql`select id from events where type = 'payment.completed'`;
-    expect(completed.length).toBe(payments.size);
-    await waitFor(() => completed.every((row) => delivered().has(row.id)), {
-      timeoutMs: 60_000,
-      what: 'every completion delivered',
-      retryOnError: true,
-    });
+    await expectSettledAndDelivered({ call, sql }, payments.size, delivered);
     // Every posting sums to zero and every kept balance and total matches its rows (`npm run cli -- ledger:verify`).
     const database = createDatabase(pg.url('pps'), { max: 1 });
     try {
