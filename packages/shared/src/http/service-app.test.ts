@@ -7,6 +7,8 @@ import { attachCaller, signInternal } from './internal-auth';
 import { createServiceApp } from './service-app';
 
 const config = testConfig();
+/** No database: the pool's watch finds a client whose probe answers at once, and nothing else is asked of it. */
+const noDatabase = { $client: { unsafe: async () => [] } } as unknown as Db;
 const caller = { accountId: 'acct_1', appId: 'app_1', clockOffsetSeconds: 0, requestId: 'req_test_500' };
 
 function appWithLog() {
@@ -18,7 +20,7 @@ function appWithLog() {
     },
   });
   const app = createServiceApp(
-    { config, db: {} as Db, log: createLogger({ level: 'info', destination: sink }) },
+    { config, db: noDatabase, log: createLogger({ level: 'info', destination: sink }) },
     'test',
   );
   app.get('/boom', () => {

@@ -8,13 +8,15 @@ import { createMetrics } from './metrics';
 import { metricsResponse } from './serve';
 
 const config = testConfig();
+/** No database: the pool's watch finds a client whose probe answers at once, and nothing else is asked of it. */
+const noDatabase = { $client: { unsafe: async () => [] } } as unknown as Db;
 const log = createLogger({ level: 'silent' });
 const caller = { accountId: 'acct_metrics1', appId: 'app_1', clockOffsetSeconds: 0, requestId: 'req_metrics' };
 
 /** A service app as a main.ts serves it (standalone) or as `npm start` binds it in-process. */
 function serviceApp(standalone: boolean) {
   const metrics = createMetrics();
-  const app = createServiceApp({ config, db: {} as Db, log, metrics, standalone }, 'test');
+  const app = createServiceApp({ config, db: noDatabase, log, metrics, standalone }, 'test');
   app.get('/things/:id', (c) => c.json({ id: c.req.param('id') }));
   return { app, metrics };
 }
