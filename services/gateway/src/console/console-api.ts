@@ -64,3 +64,7 @@ export function consoleApi(
 }
 
 export type ConsoleApi = ReturnType<typeof consoleApi>;
+
+/** What the API said was wrong, one detail per error; none for an answer that succeeded. */
+export const refusalsOf = (answer: ApiAnswer): string[] =>
+  answer.status < 300 ? [] : (answer.body?.errors ?? []).map((error) => error.detail);

@@ -6,7 +6,7 @@ import { dollars, when } from '../components/format';
 import { CsrfField, Layout, Notice } from '../components/layout';
 import { NotFound } from '../components/not-found';
 import { Fields } from '../components/table';
-import { type ApiAnswer, type ConsoleApi, consoleApi } from '../console-api';
+import { type ApiAnswer, type ConsoleApi, consoleApi, refusalsOf } from '../console-api';
 import { accountOf, type ConsoleContext, type ConsoleEnv } from '../console-env';
 
 /** The evidence a dispute takes (docs/api.md, Disputes), in the order the form asks for it, with what each is. */
@@ -68,7 +68,7 @@ const doneNotice = (c: ConsoleContext): PageNotice | undefined => {
 
 const refused = (what: string, answer: ApiAnswer): PageNotice => ({
   kind: 'error',
-  text: `${what} was refused: ${(answer.body?.errors ?? []).map((error) => error.detail).join(' ')}`,
+  text: `${what} was refused: ${refusalsOf(answer).join(' ')}`,
 });
 
 /** The evidence as saved or submitted: text, kept as typed (line breaks shown), never markup. */

@@ -3,7 +3,7 @@ import type { GatewayDeps } from '../../deps';
 import { dollars, when } from '../components/format';
 import { Layout, Notice } from '../components/layout';
 import { Table } from '../components/table';
-import { type ApiAnswer, type ConsoleApi, consoleApi } from '../console-api';
+import { type ConsoleApi, consoleApi, refusalsOf } from '../console-api';
 import { accountOf, type ConsoleEnv } from '../console-env';
 
 export type DisputeSummary = {
@@ -24,8 +24,6 @@ type DisputeList = { data: DisputeSummary[]; links: { next: string | null }; met
 /** Open disputes are few (each closes 7 business days after it opened): every one is read, up to this many pages. */
 const NEEDS_RESPONSE_PAGES = 10;
 
-const detailsOf = (answer: ApiAnswer) => (answer.body?.errors ?? []).map((error) => error.detail);
-
 /**
  * Every dispute that needs a response, soonest due first. The API lists newest first only, so all of them are read
  * (the soonest due are the oldest, on the last page) and ordered here.
@@ -37,7 +35,7 @@ export async function needingResponse(api: ConsoleApi): Promise<{ disputes: Disp
     const query = new URLSearchParams({ status: 'needs_response', limit: '100' });
     if (after) query.set('startingAfter', after);
     const answer = await api.get<DisputeList>(`/disputes?${query}`);
-    if (answer.status !== 200) return { disputes, errors: detailsOf(answer) };
+    if (answer.status !== 200) return { disputes, errors: refusalsOf(answer) };
     disputes.push(...answer.body.data);
     after = answer.body.data.at(-1)?.id;
     if (!answer.body.meta.hasMore || !after) break;
@@ -51,7 +49,7 @@ async function theOthers(api: ConsoleApi, after: string | undefined) {
   const query = new URLSearchParams({ limit: '50' });
   if (after) query.set('startingAfter', after);
   const answer = await api.get<DisputeList>(`/disputes?${query}`);
-  if (answer.status !== 200) return { disputes: [], next: undefined, errors: detailsOf(answer) };
+  if (answer.status !== 200) return { disputes: [], next: undefined, errors: refusalsOf(answer) };
   const last = answer.body.data.at(-1)?.id;
   return {
     disputes: answer.body.data.filter((dispute) => dispute.attributes.status !== 'needs_response'),

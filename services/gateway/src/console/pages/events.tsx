@@ -8,7 +8,7 @@ import { when } from '../components/format';
 import { CsrfField, Layout, Notice } from '../components/layout';
 import { NotFound } from '../components/not-found';
 import { Fields, Table } from '../components/table';
-import { type ApiAnswer, type ConsoleApi, consoleApi } from '../console-api';
+import { type ConsoleApi, consoleApi, refusalsOf } from '../console-api';
 import { accountOf, type ConsoleContext, type ConsoleEnv } from '../console-env';
 
 type Event = {
@@ -32,8 +32,6 @@ const filtersOf = (c: ConsoleContext): EventFilters => ({
   resourceId: c.req.query('resourceId')?.trim() || undefined,
 });
 
-const detailsOf = (answer: ApiAnswer) => (answer.body?.errors ?? []).map((error) => error.detail);
-
 /** A page of the account's events, newest first, by the filters and from the cursor `after`; the API's refusal. */
 async function eventsPage(api: ConsoleApi, filters: EventFilters, after: string | undefined) {
   const query = new URLSearchParams({ limit: '50' });
@@ -41,7 +39,7 @@ async function eventsPage(api: ConsoleApi, filters: EventFilters, after: string 
   if (filters.resourceId) query.set('resourceId', filters.resourceId);
   if (after) query.set('startingAfter', after);
   const answer = await api.get<EventList>(`/events?${query}`);
-  if (answer.status !== 200) return { events: [], hasMore: false, errors: detailsOf(answer) };
+  if (answer.status !== 200) return { events: [], hasMore: false, errors: refusalsOf(answer) };
   return { events: answer.body.data, hasMore: answer.body.meta.hasMore, errors: [] };
 }
 
@@ -188,7 +186,7 @@ export function registerEventsPages(app: Hono<ConsoleEnv>, deps: GatewayDeps) {
     if (answer.status === 202) {
       return c.redirect(`/console/events/${event.id}?done=redelivered&to=${answer.body.data.length}`, 303);
     }
-    const text = `Redelivering ${event.id} was refused: ${detailsOf(answer).join(' ')}`;
+    const text = `Redelivering ${event.id} was refused: ${refusalsOf(answer).join(' ')}`;
     return c.html(<EventPage c={c} event={event} notice={{ kind: 'error', text }} />, 422);
   });
 }

@@ -4,7 +4,7 @@ import { Chart } from '../components/chart';
 import { dollars, when } from '../components/format';
 import { Layout, Notice } from '../components/layout';
 import { Fields, Table } from '../components/table';
-import { type ApiAnswer, type ConsoleApi, consoleApi } from '../console-api';
+import { type ConsoleApi, consoleApi, refusalsOf } from '../console-api';
 import { accountOf, type ConsoleEnv } from '../console-env';
 import { type DisputeSummary, needingResponse } from './disputes';
 import type { WebhookEndpoint } from './webhooks';
@@ -32,9 +32,6 @@ function approvalRate(approved: number, attempts: number) {
   return `${Math.floor(tenths / 10)}.${tenths % 10}%`;
 }
 
-const detailsOf = (answer: ApiAnswer) =>
-  answer.status === 200 ? [] : (answer.body?.errors ?? []).map((e) => e.detail);
-
 /**
  * What needs someone soon: disputes due soonest, payouts the bank returned, webhook endpoints the platform disabled,
  * and authorizations that expire within a day (created more than the authorization window less a day ago, by the
@@ -54,7 +51,7 @@ async function needsAttention(api: ConsoleApi, deps: GatewayDeps, now: number) {
     payouts: payouts.status === 200 ? payouts.body.data : [],
     endpoints: endpoints.status === 200 ? endpoints.body.data.filter((endpoint) => !endpoint.attributes.enabled) : [],
     authorizations: authorizations.status === 200 ? authorizations.body.data : [],
-    errors: [...disputes.errors, ...detailsOf(payouts), ...detailsOf(endpoints), ...detailsOf(authorizations)],
+    errors: [...disputes.errors, ...refusalsOf(payouts), ...refusalsOf(endpoints), ...refusalsOf(authorizations)],
   };
 }
 
@@ -84,7 +81,7 @@ export function registerHomePages(app: Hono<ConsoleEnv>, deps: GatewayDeps) {
       api.get<Balance>('/balance'),
       needsAttention(api, deps, now),
     ]);
-    const errors = [...detailsOf(daily), ...detailsOf(balance), ...attention.errors];
+    const errors = [...refusalsOf(daily), ...refusalsOf(balance), ...attention.errors];
     const days = daily.status === 200 ? daily.body.data.attributes.days : [];
     const totals = daily.status === 200 ? daily.body.data.attributes.totals : undefined;
     const balances = balance.status === 200 ? balance.body.data.attributes : undefined;

@@ -18,15 +18,13 @@ import {
 import { type PayoutList, PayoutsTable } from '../components/payouts-table';
 import { recordLink } from '../components/record-link';
 import { Fields, Table } from '../components/table';
-import { type ApiAnswer, type ConsoleApi, consoleApi } from '../console-api';
+import { type ConsoleApi, consoleApi, refusalsOf } from '../console-api';
 import { accountOf, type ConsoleContext, type ConsoleEnv } from '../console-env';
 
 type TransactionList = { data: BalanceTransactionResource[]; meta: { hasMore: boolean } };
 
 const TRANSACTIONS_PAGE = 20;
 const LATEST_PAYOUTS = 10;
-
-const detailsOf = (answer: ApiAnswer) => (answer.body?.errors ?? []).map((error) => error.detail);
 
 /**
  * The merchant, its balance, a page of its balance transactions (newest first, from the cursor `after`) and its
@@ -51,7 +49,7 @@ async function merchantView(api: ConsoleApi, id: string, after: string | undefin
     moreTransactions: transactions.status === 200 && transactions.body.meta.hasMore,
     payouts: payouts.status === 200 ? payouts.body.data : [],
     morePayouts: payouts.status === 200 && payouts.body.meta.hasMore,
-    errors: [balance, transactions, payouts].filter((answer) => answer.status !== 200).flatMap(detailsOf),
+    errors: [balance, transactions, payouts].filter((answer) => answer.status !== 200).flatMap(refusalsOf),
   };
 }
 type MerchantView = NonNullable<Awaited<ReturnType<typeof merchantView>>>;

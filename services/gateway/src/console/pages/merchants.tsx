@@ -6,7 +6,7 @@ import { FilterSelect, firstPageHref, nextPageHref } from '../components/filter-
 import { when } from '../components/format';
 import { Layout, Notice } from '../components/layout';
 import { Table } from '../components/table';
-import { consoleApi } from '../console-api';
+import { consoleApi, refusalsOf } from '../console-api';
 import { accountOf, type ConsoleEnv } from '../console-env';
 import { registerMerchantPage } from './merchant';
 
@@ -29,7 +29,7 @@ export function registerMerchantsPages(app: Hono<ConsoleEnv>, deps: GatewayDeps)
     if (after) query.set('startingAfter', after);
     const answer = await consoleApi(deps, account, c.get('requestId')).get<MerchantList>(`/merchants?${query}`);
     const merchants = answer.status === 200 ? answer.body.data : [];
-    const errors = answer.status === 200 ? [] : (answer.body?.errors ?? []).map((error) => error.detail);
+    const errors = refusalsOf(answer);
     const last = merchants.at(-1)?.id;
     const next = answer.status === 200 && answer.body.meta.hasMore && last ? nextPageHref(c.req.url, last) : undefined;
     return c.html(

@@ -7,7 +7,7 @@ import { CsrfField, Layout, Notice } from '../components/layout';
 import { type LedgerEntry, LedgerPostings } from '../components/ledger-postings';
 import { NotFound } from '../components/not-found';
 import { Fields, Table } from '../components/table';
-import { type ConsoleApi, consoleApi } from '../console-api';
+import { type ConsoleApi, consoleApi, refusalsOf } from '../console-api';
 import { accountOf, type ConsoleContext, type ConsoleEnv } from '../console-env';
 
 type Payment = {
@@ -315,8 +315,7 @@ export function registerPaymentPage(app: Hono<ConsoleEnv>, deps: GatewayDeps) {
       return c.redirect(`/console/payments/${encodeURIComponent(id)}?done=${action}&record=${record}`, 303);
     }
     const refreshed = (await paymentView(api, id)) ?? view;
-    const detail = (answer.body?.errors ?? []).map((error: { detail: string }) => error.detail).join(' ');
-    const text = `${label} was refused: ${detail}`;
+    const text = `${label} was refused: ${refusalsOf(answer).join(' ')}`;
     return c.html(<PaymentPage c={c} view={refreshed} notice={{ kind: 'error', text }} />, 422);
   });
 }

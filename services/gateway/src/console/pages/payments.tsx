@@ -4,7 +4,7 @@ import type { GatewayDeps } from '../../deps';
 import { centsOf, dollars, when } from '../components/format';
 import { Layout, Notice } from '../components/layout';
 import { Table } from '../components/table';
-import { type ConsoleApi, consoleApi } from '../console-api';
+import { type ConsoleApi, consoleApi, refusalsOf } from '../console-api';
 import { accountOf, type ConsoleContext, type ConsoleEnv } from '../console-env';
 
 const PAYMENT_TYPES = ['card', 'ACH', 'refund', 'refundSplit', 'secondSplit', 'capture'] as const;
@@ -193,10 +193,7 @@ export function registerPaymentsPage(app: Hono<ConsoleEnv>, deps: GatewayDeps) {
       merchantsOf(api),
       problems.length === 0 ? api.get<PaymentList>(`/payments?${query}`) : undefined,
     ]);
-    const errors =
-      answer && answer.status !== 200
-        ? (answer.body?.errors ?? []).map((error: { detail: string }) => error.detail)
-        : problems;
+    const errors = answer && answer.status !== 200 ? refusalsOf(answer) : problems;
     const payments = answer?.status === 200 ? answer.body.data : [];
     const exportQuery = new URLSearchParams(c.req.url.split('?')[1] ?? '');
     exportQuery.delete('after');
@@ -243,7 +240,7 @@ export function registerPaymentsPage(app: Hono<ConsoleEnv>, deps: GatewayDeps) {
     query.set('limit', '100');
     const first = await api.get<PaymentList>(`/payments?${query}`);
     if (first.status !== 200) {
-      return c.text((first.body?.errors ?? []).map((error: { detail: string }) => error.detail).join('\n'), 400);
+      return c.text(refusalsOf(first).join('\n'), 400);
     }
     return c.body(csvStream(exportLines(api, query, first.body)), 200, {
       'content-type': 'text/csv; charset=utf-8',

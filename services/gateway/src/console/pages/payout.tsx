@@ -8,7 +8,7 @@ import { NotFound } from '../components/not-found';
 import { PayoutStatus } from '../components/payouts-table';
 import { recordLink } from '../components/record-link';
 import { Fields, Table } from '../components/table';
-import { type ConsoleApi, consoleApi } from '../console-api';
+import { type ConsoleApi, consoleApi, refusalsOf } from '../console-api';
 import { accountOf, type ConsoleContext, type ConsoleEnv } from '../console-env';
 
 type Reconciliation = PayoutReconciliation['attributes'];
@@ -42,7 +42,7 @@ async function payoutView(api: ConsoleApi, id: string) {
     payout: payout.body.data,
     reconciliation: reconciliation.status === 200 ? reconciliation.body.data.attributes : undefined,
     merchantName: merchant.status === 200 ? merchant.body.data.attributes.accountName : undefined,
-    errors: reconciliation.status === 200 ? [] : (reconciliation.body?.errors ?? []).map((error) => error.detail),
+    errors: refusalsOf(reconciliation),
   };
 }
 

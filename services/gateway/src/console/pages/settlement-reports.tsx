@@ -5,7 +5,7 @@ import { type GatewayDeps, gatewayContext } from '../../deps';
 import { dollars } from '../components/format';
 import { Layout, Notice } from '../components/layout';
 import { Table } from '../components/table';
-import { consoleApi } from '../console-api';
+import { consoleApi, refusalsOf } from '../console-api';
 import type { ConsoleEnv } from '../console-env';
 
 /** How many accounts the picker lists (the newest); an older one is reached by its id in the URL. */
@@ -103,7 +103,7 @@ export function registerSettlementReportsPages(app: Hono<ConsoleEnv>, deps: Gate
     ]);
     const errors = [
       ...(accountId && !chosen ? [`There is no account ${accountId}.`] : []),
-      ...(answer && answer.status !== 200 ? (answer.body?.errors ?? []).map((error) => error.detail) : []),
+      ...(answer ? refusalsOf(answer) : []),
     ];
     return c.html(
       <Layout title="Settlement reports" viewer={viewer} current="/console/settlement-reports">

@@ -4,7 +4,7 @@ import { when } from '../components/format';
 import { CsrfField, Layout, Notice } from '../components/layout';
 import { NotFound } from '../components/not-found';
 import { Fields, Table } from '../components/table';
-import { type ApiAnswer, type ConsoleApi, consoleApi } from '../console-api';
+import { type ApiAnswer, type ConsoleApi, consoleApi, refusalsOf } from '../console-api';
 import { accountOf, type ConsoleContext, type ConsoleEnv } from '../console-env';
 import { endpointState, type WebhookEndpoint } from './webhooks';
 
@@ -75,7 +75,7 @@ const doneNotice = (c: ConsoleContext): PageNotice | undefined => {
 
 const refused = (what: string, answer: ApiAnswer): PageNotice => ({
   kind: 'error',
-  text: `${what} was refused: ${(answer.body?.errors ?? []).map((error) => error.detail).join(' ')}`,
+  text: `${what} was refused: ${refusalsOf(answer).join(' ')}`,
 });
 
 /** One delivery: its figures, a Resend button, and every attempt, oldest first. */

@@ -4,7 +4,7 @@ import type { GatewayDeps } from '../../deps';
 import { when } from '../components/format';
 import { CsrfField, Layout, Notice } from '../components/layout';
 import { Table } from '../components/table';
-import { type ApiAnswer, consoleApi } from '../console-api';
+import { type ApiAnswer, consoleApi, refusalsOf } from '../console-api';
 import { accountOf, type ConsoleContext, type ConsoleEnv } from '../console-env';
 
 export type WebhookEndpoint = {
@@ -39,7 +39,7 @@ export function registerWebhooksPage(app: Hono<ConsoleEnv>, deps: GatewayDeps) {
     if (after) query.set('startingAfter', after);
     const answer = await api.get<WebhookList>(`/webhooks?${query}`);
     const endpoints = answer.status === 200 ? answer.body.data : [];
-    const errors = answer.status === 200 ? [] : (answer.body?.errors ?? []).map((error) => error.detail);
+    const errors = refusalsOf(answer);
     const last = endpoints.at(-1)?.id;
     const next = answer.status === 200 && answer.body.meta.hasMore && last ? last : undefined;
     return c.html(
