@@ -106,8 +106,13 @@ const signedIn = async (as: Credentials) => {
 };
 const evidenceOf = async (id: string) => (await stack.sql`select evidence from disputes where id = ${id}`)[0]?.evidence;
 const disputeStatus = async (id: string) => (await stack.sql`select status from disputes where id = ${id}`)[0]?.status;
+/** The failed delivery's counts (the endpoint has a delivery of each payment; this is the one Resend names). */
 const redeliveries = async () =>
-  (await stack.sql`select redeliveries, attempts from webhook_deliveries where endpoint_id = ${failing}`)[0];
+  (
+    await stack.sql`
+      select redeliveries, attempts from webhook_deliveries
+      where endpoint_id = ${failing} and event_id = ${failedEvent}`
+  )[0];
 
 describe('disputes', () => {
   it('lists the disputes needing a response first, and shows each with its evidence form', async () => {

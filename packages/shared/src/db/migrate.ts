@@ -41,7 +41,9 @@ async function ensureDatabase(url: string): Promise<void> {
     const rows = await sql`select 1 from pg_database where datname = ${name}`;
     if (rows.length === 0) {
       await sql.unsafe(`create database "${name.replaceAll('"', '""')}"`).catch((error: { code?: string }) => {
-        if (error.code !== '42P04') throw error; // created meanwhile by another process
+        // Created meanwhile by another process: found by name (42P04), or, when both inserted at once, by
+        // pg_database's unique index (23505).
+        if (error.code !== '42P04' && error.code !== '23505') throw error;
       });
     }
   } finally {
