@@ -318,9 +318,24 @@ async function payOutHistory(server: Target, world: World, merchantId: string) {
   // carried forward.
   for (let left = Number(data.attributes.available) - keep; left > 0; left -= MAX_PAYOUT_CENTS) {
     const amount = Math.min(left, MAX_PAYOUT_CENTS);
-    await call(server.base, 'POST', '/payouts', headers, {
+    const body = {
       data: { type: 'payouts', requestId: randomUUID(), attributes: { merchantId, amount: String(amount) } },
-    });
+    };
+    // The first carries the whole history, which outlives the request's deadline: its 503 is retried with the same
+    // requestId, as a client does, until the payout made meanwhile is answered.
+    for (;;) {
+      const response = await fetch(`${server.base}/payouts`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (response.status === 201) break;
+      if (response.status !== 503 && response.status !== 409) {
+        throw new Error(`POST /payouts failed: ${response.status} ${await response.text()}`);
+      }
+      await response.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
   }
 }
 

@@ -60,6 +60,14 @@ export async function createPayouts(
 }
 
 /**
+ * A payout's statements read and carry every balance transaction since the merchant's last payout: a day's for a
+ * daily schedule, but a million for a manual one left a long while. They may outlive the connection's limit (the
+ * request deadline, docs/design.md, Deadlines), so the payout's transaction lifts it to this. A manual payout's
+ * request is still answered 503 at its deadline; its retry with the same requestId finds the payout made.
+ */
+const PAYOUT_STATEMENT_TIMEOUT = '5min';
+
+/**
  * `createPayouts`' reads and decisions, without its writes: what each request comes to, and the payouts to make.
  * The payout run files the plans into a NACHA file before `writePayouts` writes them, so they are written once,
  * filed (docs/design.md, Payouts).
@@ -72,8 +80,10 @@ export async function planPayouts(
   if (requests.length === 0) return { outcomes: [], plans: [] };
   const merchantIds = textArray(requests.map((request) => request.merchantId));
   const availableAccounts = requests.map((request) => ledgerAccounts.available(request.merchantId));
-  // Four reads sent at once: postgres.js pipelines them on the transaction's connection.
-  const [kept, unpaid, previous, banks] = await Promise.all([
+  // Four reads sent at once: postgres.js pipelines them on the transaction's connection, after the limit they run
+  // under (sent first, in the same round trip).
+  const [, kept, unpaid, previous, banks] = await Promise.all([
+    tx.execute(sql.raw(`set local statement_timeout = '${PAYOUT_STATEMENT_TIMEOUT}'`)),
     keptBalances(tx, availableAccounts),
     tx
       .select({
