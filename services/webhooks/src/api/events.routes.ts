@@ -2,7 +2,7 @@ import { getEventRoute, listEventDeliveriesRoute, listEventsRoute, redeliverEven
 import { list, type ServiceApp, type ServiceDeps } from '@pps/shared/http';
 import { eventDocument, eventResource } from './events.presenter';
 import { getEvent, listAccountEvents, listDeliveriesOfEvent, redeliverEvent } from './events.usecases';
-import { deliveryResource } from './webhooks.presenter';
+import { deliveriesPage, deliveryResource } from './webhooks.presenter';
 
 /** `/events*`: the account's events, their deliveries and their redelivery to webhook endpoints (docs/design.md). */
 export function registerEventRoutes(app: ServiceApp, deps: ServiceDeps) {
@@ -30,15 +30,7 @@ export function registerEventRoutes(app: ServiceApp, deps: ServiceDeps) {
   app.openapi(listEventDeliveriesRoute, async (c) => {
     const query = c.req.valid('query');
     const page = await listDeliveriesOfEvent({ ctx: c.get('ctx'), input: { ...c.req.valid('param'), ...query } });
-    return c.json(
-      list(c, baseUrl, page.rows.map(deliveryResource), {
-        total: page.total,
-        limit: query.limit,
-        offset: query.offset,
-        travel: page.travel,
-      }),
-      200,
-    );
+    return c.json(deliveriesPage(c, baseUrl, query, page), 200);
   });
 
   app.openapi(redeliverEventRoute, async (c) => {

@@ -1,4 +1,6 @@
-import { absoluteUrl, single } from '@pps/shared/http';
+import type { Travel } from '@pps/shared/db';
+import { absoluteUrl, list, single } from '@pps/shared/http';
+import type { Context } from 'hono';
 import type { DeliveryView } from '../delivery/deliveries.repository';
 import type { WebhookEndpoint } from './webhooks.repository';
 
@@ -56,6 +58,20 @@ export const deliveryResource = ({ delivery, eventType, attempts }: DeliveryView
     })),
   },
 });
+
+/** A page of deliveries (an endpoint's, or an event's) as its list document, by the list's query. */
+export const deliveriesPage = (
+  c: Context,
+  baseUrl: string,
+  query: { limit: number; offset: number },
+  page: { rows: DeliveryView[]; total: number; travel?: Travel },
+) =>
+  list(c, baseUrl, page.rows.map(deliveryResource), {
+    total: page.total,
+    limit: query.limit,
+    offset: query.offset,
+    travel: page.travel,
+  });
 
 /** A recovery's answer: how many failed deliveries of the endpoint were reopened, and the window (the id is the endpoint's). */
 export const recoveryDocument = (recovery: {

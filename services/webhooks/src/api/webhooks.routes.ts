@@ -12,7 +12,7 @@ import {
 import { list, type ServiceApp, type ServiceDeps } from '@pps/shared/http';
 import { eventDocument } from './events.presenter';
 import {
-  deliveryResource,
+  deliveriesPage,
   recoveryDocument,
   webhookDocument,
   webhookDocumentWithSecret,
@@ -97,14 +97,6 @@ export function registerWebhookRoutes(app: ServiceApp, deps: ServiceDeps) {
   app.openapi(listWebhookDeliveriesRoute, async (c) => {
     const query = c.req.valid('query');
     const page = await listWebhookDeliveries({ ctx: c.get('ctx'), input: { ...c.req.valid('param'), ...query } });
-    return c.json(
-      list(c, baseUrl, page.rows.map(deliveryResource), {
-        total: page.total,
-        limit: query.limit,
-        offset: query.offset,
-        travel: page.travel,
-      }),
-      200,
-    );
+    return c.json(deliveriesPage(c, baseUrl, query, page), 200);
   });
 }

@@ -126,30 +126,23 @@ const LastHour = ({ samples, now }: { samples: schema.HealthSample[]; now: Date 
   const x = samples.map((sample) => sample.takenAt.toISOString());
   const rows = x.map((instant) => `${instant.slice(11, 16)} UTC`);
   const xRange: [string, string] = [new Date(now.getTime() - CHARTED_MS).toISOString(), now.toISOString()];
+  // What the three charts share: the last hour's samples along x, and the same rows in their tables.
+  const sampled = { x, xLabel: 'Sampled at', rows, xRange };
   return (
     <>
       <Chart
         title="Queue depth (waiting, delayed and prioritized jobs), a sample a minute"
-        x={x}
-        xLabel="Sampled at"
-        rows={rows}
-        xRange={xRange}
+        {...sampled}
         series={queueSeries(samples, 'depth', 'count')}
       />
       <Chart
         title="Oldest job waiting in each queue, a sample a minute"
-        x={x}
-        xLabel="Sampled at"
-        rows={rows}
-        xRange={xRange}
+        {...sampled}
         series={queueSeries(samples, 'oldestWaitSeconds', 'seconds')}
       />
       <Chart
         title="Outbox: events waiting for the relay and the oldest one's age, a sample a minute"
-        x={x}
-        xLabel="Sampled at"
-        rows={rows}
-        xRange={xRange}
+        {...sampled}
         series={[
           { label: 'Events waiting', unit: 'count', values: samples.map((sample) => sample.outboxUnrelayed) },
           { label: 'Outbox lag', unit: 'seconds', values: samples.map((sample) => sample.outboxLagSeconds) },
