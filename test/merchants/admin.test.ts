@@ -4,7 +4,7 @@ import { systemClock } from '@pps/shared/clock';
 import { OPERATOR_ACCOUNT_ID, signInternal } from '@pps/shared/http';
 import { createLogger } from '@pps/shared/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findMerchant as merchantForPayment } from '../../services/payments/src/payment-model/payments.repository';
+import { findMerchant as merchantForPayment } from '../../services/payments/src/payments/model/payments.repository';
 import {
   createMerchant,
   personalMerchantAttributes,

@@ -5,7 +5,7 @@ import {
   lockClaimsPart,
   lockPayments,
   recordClaimsPart,
-} from '../../services/payments/src/payment-model/payments.repository';
+} from '../../services/payments/src/payments/model/payments.repository';
 import {
   accountClock,
   accountsAhead,

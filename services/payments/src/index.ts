@@ -1,13 +1,13 @@
 // What other services use of the payments service (import from `@pps/payments`); the HTTP app is `@pps/payments/app`.
 
-export { type DisputeRunResult, runDisputes } from './dispute-run/dispute-run';
-export { deleteExpiredIdempotencyKeys } from './idempotency/idempotency.repository';
-export { type RecoveryDeps, recoverPayments } from './new-payments/recover-payments';
-export { lapseAuthorizations, settlePayments, transitionPayment } from './payment-model/payment-transition';
-export { paymentResource } from './payment-model/payments.presenter';
-export { findChildren, type Payment, type PaymentChild } from './payment-model/payments.repository';
-export { runPayouts } from './payout-run/payout-run';
-export { listPayouts } from './payouts/payouts.usecases';
+export { type DisputeRunResult, runDisputes } from './disputes/run/dispute-run';
+export { deleteExpiredIdempotencyKeys } from './payments/idempotency/idempotency.repository';
+export { lapseAuthorizations, settlePayments, transitionPayment } from './payments/model/payment-transition';
+export { paymentResource } from './payments/model/payments.presenter';
+export { findChildren, type Payment, type PaymentChild } from './payments/model/payments.repository';
+export { type RecoveryDeps, recoverPayments } from './payments/new/recover-payments';
+export { listPayouts } from './payouts/api/payouts.usecases';
+export { runPayouts } from './payouts/run/payout-run';
 export type {
   AchDebitRequest,
   AchOutcome,

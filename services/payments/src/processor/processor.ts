@@ -1,12 +1,17 @@
 import type { schema } from '@pps/shared/db';
 import type { DisputePhase, DisputeReason } from '@pps/shared/states';
-import type { PayoutReturn, ReturnedCredit } from '../payout-run/advance-payouts';
 
 /*
  * The contract between payments (and settlement) and whoever authorises cards and originates ACH: the built-in
  * sandbox (`sandbox/sandbox-processor.ts`) or a real acquirer's connector. Kept apart from the sandbox so a
  * connector, and the services that call one, depend on the contract only.
  */
+
+/** A payout's credit the merchant's bank returned: its NACHA return reason code and message. */
+export type PayoutReturn = { code: string; message: string };
+
+/** A deposit the bank returned, as a return entry names it: by the original entry's trace number. */
+export type ReturnedCredit = PayoutReturn & { traceNumber: string };
 
 export type AvsResult = 'Y' | 'Z' | 'A' | 'N' | 'U';
 
@@ -97,6 +102,3 @@ export interface Processor {
     submittedAt: Date;
   }): Promise<DisputeDecision>;
 }
-
-/** A payout's credit the merchant's bank returned (NACHA return reason code): the payout run's own type. */
-export type { PayoutReturn, ReturnedCredit };

@@ -1,7 +1,7 @@
 import { addCalendarDays } from '@pps/shared/clock';
 import { absoluteUrl, single } from '@pps/shared/http';
 import { formatCents } from '@pps/shared/money';
-import { csvText } from '../csv/csv';
+import { csvText } from './csv';
 import type { DayFigures, DisputeFigures, SettlementFigures } from './reports.repository';
 
 const FIGURES = ['count', 'gross', 'fees', 'refunds', 'net', 'disputed', 'disputeFees', 'reinstated'] as const;

@@ -1,6 +1,6 @@
 import { getDailyReportRoute, getSettlementReportRoute } from '@pps/shared/contract';
 import type { ServiceApp, ServiceDeps } from '@pps/shared/http';
-import { csvResponse, wantsCsv } from '../csv/csv';
+import { csvResponse, wantsCsv } from './csv';
 import { dailyReportDocument, settlementReportCsv, settlementReportDocument } from './reports.presenter';
 import { getDailyReport, getSettlementReport } from './reports.usecases';
 

@@ -1,0 +1,67 @@
+import { accountClock } from '@pps/shared/clock';
+import type { Config } from '@pps/shared/config';
+import { type Db, isDatabaseUnavailable, withTransaction } from '@pps/shared/db';
+import type { Logger } from '@pps/shared/logger';
+import type { Processor } from '../../processor/processor';
+import { type DisputeMove, moveDispute, openDispute } from '../model/dispute-transitions';
+import { dueDisputeIds, lockDispute } from '../model/disputes.repository';
+
+export type DisputeRunDeps = { db: Db; config: Config; processor: Processor; log: Logger };
+export type DisputeRunResult = { opened: number; expired: number; decided: number };
+
+/** Disputes moved per read of the due ones; each moves in a transaction of its own. */
+const BATCH = 100;
+
+/**
+ * The disputes' run (docs/design.md, Disputes), for one account or every one, each by its own clock: the network's
+ * new disputes stored (each once, whatever runs at the same time: `networkId` is unique), the unanswered ones past
+ * `dueBy` lost, and the bank's decisions on evidence applied once their day comes. Each dispute moves in its own
+ * transaction under its row lock, conditionally on the status it was read in, so a run killed midway, retried or
+ * doubled moves nothing twice. The settlement pass runs it after settling (so a moved sandbox clock runs it too).
+ */
+export async function runDisputes(
+  deps: DisputeRunDeps,
+  options: { now: Date; accountId?: string; signal?: AbortSignal },
+): Promise<DisputeRunResult> {
+  const wall = { config: deps.config, realNow: options.now };
+  const result: DisputeRunResult = { opened: 0, expired: 0, decided: 0 };
+  for (const reported of await deps.processor.disputes({ accountId: options.accountId, now: options.now })) {
+    if (options.signal?.aborted) return result;
+    try {
+      const opened = await withTransaction(deps.db, (tx) => openDispute(tx, wall, reported));
+      if (opened) result.opened += 1;
+    } catch (error) {
+      // One dispute the platform cannot store (naming no card payment of ours) must not hold back the others; a
+      // database that went away stops the run, which the next one takes up.
+      if (isDatabaseUnavailable(error)) throw error;
+      deps.log.error({ networkId: reported.networkId, err: (error as Error).message }, 'network dispute not stored');
+    }
+  }
+  for (const due of ['expire', 'decide'] as const) {
+    for (;;) {
+      const ids = await dueDisputeIds(deps.db, { due, now: options.now, accountId: options.accountId, limit: BATCH });
+      for (const id of ids) {
+        if (options.signal?.aborted) return result;
+        const moved = await withTransaction(deps.db, async (tx) => {
+          const dispute = await lockDispute(tx, id);
+          if (!dispute) return false;
+          const move: DisputeMove = {
+            ...wall,
+            now: (await accountClock(tx, dispute.accountId, options.now)) ?? options.now,
+          };
+          if (due === 'expire') {
+            if (dispute.status !== 'needs_response' || dispute.dueBy > move.now) return false;
+            return (await moveDispute(tx, move, dispute, { status: 'lost' })) !== undefined;
+          }
+          if (dispute.status !== 'under_review' || !dispute.outcome || !dispute.decidedAt) return false;
+          if (dispute.decidedAt > move.now) return false;
+          return (await moveDispute(tx, move, dispute, { status: dispute.outcome })) !== undefined;
+        });
+        if (moved) result[due === 'expire' ? 'expired' : 'decided'] += 1;
+      }
+      if (ids.length < BATCH) break;
+    }
+  }
+  if (result.opened + result.expired + result.decided > 0) deps.log.info({ ...result }, 'disputes moved');
+  return result;
+}
