@@ -1,8 +1,8 @@
 import { createServiceApp, type ServiceDeps } from '@pps/shared/http';
 import { registerAdminRoutes } from './admin/admin.routes';
 import { registerBalanceRoutes } from './balances/balances.routes';
-import { registerMerchantRoutes } from './merchants/merchants.routes';
-import { createMerchantSecrets } from './merchants/merchants.secrets';
+import { registerMerchantRoutes } from './merchants/api/merchants.routes';
+import { createMerchantSecrets } from './merchants/model/merchants.secrets';
 
 /** The merchants service: `/merchants*` (balances included) and ops' `/admin/merchants/*`. Nothing is started here; main.ts serves it. */
 export function createMerchantsApp(deps: ServiceDeps) {

@@ -7,6 +7,6 @@ export {
   bankAccountAt,
   currentBankAccount,
   revealBankAccount,
-} from './bank-accounts/bank-accounts.repository';
-export { createMerchantSecrets, type MerchantSecrets } from './merchants/merchants.secrets';
+} from './merchants/model/bank-accounts.repository';
+export { createMerchantSecrets, type MerchantSecrets } from './merchants/model/merchants.secrets';
 export { accountNumberProblem, isValidRoutingNumber, routingNumberProblem } from './validation';

@@ -1,6 +1,6 @@
 import { setMerchantFeaturesRoute, setMerchantStatusRoute } from '@pps/shared/contract';
 import { type ServiceApp, single } from '@pps/shared/http';
-import { merchantUrl } from '../merchants/merchants.presenter';
+import { merchantUrl } from '../merchants/model/merchants.presenter';
 import { changeMerchantStatus, updateMerchantFeatures } from './admin.usecases';
 
 /** `/admin/merchants/*`: the gateway checks ADMIN_TOKEN and forwards as the operator; the use cases refuse anyone else. */

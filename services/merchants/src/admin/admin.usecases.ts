@@ -3,9 +3,9 @@ import { type DbOrTx, schema, withTransaction } from '@pps/shared/db';
 import { isOperator, type ServiceContext } from '@pps/shared/http';
 import { assertMerchantTransition, type MerchantStatus } from '@pps/shared/states';
 import { eq } from 'drizzle-orm';
-import { presentMerchant, recordMerchantEvent, requireMerchant } from '../merchants/merchants.access';
-import { operatorOnly } from '../merchants/merchants.errors';
-import { updateMerchantRow } from '../merchants/merchants.repository';
+import { presentMerchant, recordMerchantEvent, requireMerchant } from '../merchants/model/merchants.access';
+import { operatorOnly } from '../merchants/model/merchants.errors';
+import { updateMerchantRow } from '../merchants/model/merchants.repository';
 
 function assertOperator(ctx: ServiceContext): void {
   if (!isOperator(ctx)) throw operatorOnly();

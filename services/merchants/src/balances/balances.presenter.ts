@@ -1,7 +1,7 @@
 import type { BalanceResource, BalanceTransactionResource } from '@pps/shared/contract';
 import { absoluteUrl } from '@pps/shared/http';
 import { formatCents } from '@pps/shared/money';
-import { merchantPath } from '../merchants/merchants.presenter';
+import { merchantPath } from '../merchants/model/merchants.presenter';
 import type { BalanceTransactionRow, MerchantBalances } from './balances.repository';
 
 export const balanceUrl = (baseUrl: string, merchantId: string) =>

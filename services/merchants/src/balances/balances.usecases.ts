@@ -1,7 +1,7 @@
 import type { BalanceResource, BalanceTransactionResource } from '@pps/shared/contract';
 import type { Travel } from '@pps/shared/db';
 import { invalidDateRange, keysetOf, type PageQuery, type ServiceContext } from '@pps/shared/http';
-import { requireMerchant } from '../merchants/merchants.access';
+import { requireMerchant } from '../merchants/model/merchants.access';
 import { balanceResource, balanceTransactionResource } from './balances.presenter';
 import {
   accountBalances,

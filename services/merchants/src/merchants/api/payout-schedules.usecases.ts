@@ -1,13 +1,9 @@
 import type { MerchantResource, PayoutScheduleInput } from '@pps/shared/contract';
 import { withTransaction } from '@pps/shared/db';
 import type { ServiceContext } from '@pps/shared/http';
-import {
-  findSchedule,
-  type PayoutScheduleSettings,
-  updateSchedule,
-} from '../payout-schedules/payout-schedules.repository';
-import { assertNotClosed, presentMerchant, recordMerchantEvent, requireMerchant } from './merchants.access';
-import { updateMerchantRow } from './merchants.repository';
+import { assertNotClosed, presentMerchant, recordMerchantEvent, requireMerchant } from '../model/merchants.access';
+import { updateMerchantRow } from '../model/merchants.repository';
+import { findSchedule, type PayoutScheduleSettings, updateSchedule } from '../model/payout-schedules.repository';
 
 const sameSettings = (a: PayoutScheduleSettings, b: PayoutScheduleSettings) =>
   a.interval === b.interval &&

@@ -1,7 +1,7 @@
 import type { Config } from '@pps/shared/config';
 import { blindIndex, FieldCipher } from '@pps/shared/crypto';
 import type { ServiceContext } from '@pps/shared/http';
-import { normalizeEmail } from '../validation';
+import { normalizeEmail } from '../../validation';
 
 /** Field encryption and blind indexes, built once per app from the key ring (first key active). */
 export type MerchantSecrets = {

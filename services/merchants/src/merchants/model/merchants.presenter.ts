@@ -6,9 +6,9 @@ import type {
 } from '@pps/shared/contract';
 import { maskLast4 } from '@pps/shared/crypto';
 import { absoluteUrl } from '@pps/shared/http';
-import type { BankAccountVersion } from '../bank-accounts/bank-accounts.repository';
-import type { PayoutScheduleSettings } from '../payout-schedules/payout-schedules.repository';
+import type { BankAccountVersion } from './bank-accounts.repository';
 import type { MerchantRow } from './merchants.repository';
+import type { PayoutScheduleSettings } from './payout-schedules.repository';
 
 export const merchantPath = (id: string) => `/merchants/${id}`;
 export const merchantUrl = (baseUrl: string, id: string) => absoluteUrl(baseUrl, merchantPath(id));

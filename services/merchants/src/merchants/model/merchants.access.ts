@@ -4,11 +4,11 @@ import { writeEvent } from '@pps/shared/events';
 import type { CallerContext } from '@pps/shared/http';
 import { isOperator, notFound, ownedBy } from '@pps/shared/http';
 import { isId } from '@pps/shared/ids';
-import { currentBankAccount } from '../bank-accounts/bank-accounts.repository';
-import { findSchedule } from '../payout-schedules/payout-schedules.repository';
+import { currentBankAccount } from './bank-accounts.repository';
 import { merchantClosed } from './merchants.errors';
 import { merchantResource } from './merchants.presenter';
 import { findMerchant, lockMerchant, type MerchantRow } from './merchants.repository';
+import { findSchedule } from './payout-schedules.repository';
 
 /**
  * The merchant the caller may act on: 404 when it does not exist (malformed ids included), 403 when it

@@ -7,11 +7,11 @@ import {
 } from '@pps/shared/contract';
 import { list, type ServiceApp, type ServiceEnv, single } from '@pps/shared/http';
 import type { Context } from 'hono';
-import { merchantFieldRules } from '../validation';
+import { merchantFieldRules } from '../../validation';
+import { merchantUrl } from '../model/merchants.presenter';
+import type { MerchantSecrets, MerchantsContext } from '../model/merchants.secrets';
 import { createMerchantHook } from './age-check.hook';
 import { updateBankInfo } from './bank-accounts.usecases';
-import { merchantUrl } from './merchants.presenter';
-import type { MerchantSecrets, MerchantsContext } from './merchants.secrets';
 import { createMerchant, getMerchant, listMerchants, updateAvsMode } from './merchants.usecases';
 import { updatePayoutSchedule } from './payout-schedules.usecases';
 

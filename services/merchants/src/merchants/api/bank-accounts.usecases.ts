@@ -1,10 +1,10 @@
 import type { MerchantBankInfoUpdated } from '@pps/shared/contract';
 import { withTransaction } from '@pps/shared/db';
-import { addBankAccountVersion, type BankAccountInput } from '../bank-accounts/bank-accounts.repository';
-import { assertNotClosed, recordMerchantEvent, requireMerchant } from './merchants.access';
-import { bankInfoUpdated } from './merchants.presenter';
-import { updateMerchantRow } from './merchants.repository';
-import type { MerchantsContext } from './merchants.secrets';
+import { addBankAccountVersion, type BankAccountInput } from '../model/bank-accounts.repository';
+import { assertNotClosed, recordMerchantEvent, requireMerchant } from '../model/merchants.access';
+import { bankInfoUpdated } from '../model/merchants.presenter';
+import { updateMerchantRow } from '../model/merchants.repository';
+import type { MerchantsContext } from '../model/merchants.secrets';
 
 /**
  * A new bank account version: new deposits go to it, those already pending keep the version they

@@ -7,20 +7,20 @@ import type {
 import { type schema, type Travel, withTransaction } from '@pps/shared/db';
 import { keysetOf, type PageQuery, type ServiceContext, validationError } from '@pps/shared/http';
 import { newId } from '@pps/shared/ids';
-import { addBankAccountVersion } from '../bank-accounts/bank-accounts.repository';
-import { insertDefaultSchedule } from '../payout-schedules/payout-schedules.repository';
-import { ageProblem, digitsOf, phoneDigits } from '../validation';
-import { assertNotClosed, presentMerchant, recordMerchantEvent, requireMerchant } from './merchants.access';
-import { duplicateMerchant } from './merchants.errors';
-import { avsUpdated, merchantListItem } from './merchants.presenter';
+import { ageProblem, digitsOf, phoneDigits } from '../../validation';
+import { addBankAccountVersion } from '../model/bank-accounts.repository';
+import { assertNotClosed, presentMerchant, recordMerchantEvent, requireMerchant } from '../model/merchants.access';
+import { duplicateMerchant } from '../model/merchants.errors';
+import { avsUpdated, merchantListItem } from '../model/merchants.presenter';
 import {
   findDuplicates,
   insertMerchant,
   listMerchantRows,
   merchantPlace,
   updateMerchantRow,
-} from './merchants.repository';
-import type { MerchantsContext } from './merchants.secrets';
+} from '../model/merchants.repository';
+import type { MerchantsContext } from '../model/merchants.secrets';
+import { insertDefaultSchedule } from '../model/payout-schedules.repository';
 
 type AvsMode = schema.AvsMode;
 type MerchantStatus = schema.MerchantStatus;

@@ -1,7 +1,7 @@
 import { ApiError, errorResponse, type ServiceEnv, zodToApiError } from '@pps/shared/http';
 import type { Context } from 'hono';
 import type { ZodError } from 'zod';
-import { ageProblem } from '../validation';
+import { ageProblem } from '../../validation';
 
 type HookResult = { success: boolean; data?: unknown; error?: unknown };
 
