@@ -11,7 +11,7 @@ import {
   accountsAhead,
   dueRecords,
 } from '../../services/settlement/src/settlement/settlement.repository';
-import { claimUnrelayed, staleDeliveries } from '../../services/webhooks/src/relay/relay';
+import { claimUnrelayed, staleDeliveries } from '../../services/webhooks/src/relay/fan-out';
 import { createMerchant } from '../fixtures/merchants';
 import { createCardToken, createPayment, tokenv3Body } from '../fixtures/payments';
 import { copyRow, rowsRead, statementOf } from '../fixtures/scans';

@@ -2,7 +2,7 @@ import { createPaymentsApp } from '@pps/payments/app';
 import { signInternal } from '@pps/shared/http';
 import { createLogger } from '@pps/shared/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTokenCipher } from '../../services/payments/src/tokens/tokens.repository';
+import { createDataCipher } from '../../services/payments/src/tokens/tokens.repository';
 import { type ApiResponse, type Credentials, createTestStack, expectError, type TestStack } from '../harness';
 
 let stack: TestStack;
@@ -98,7 +98,7 @@ describe('POST /tokens', () => {
     expect(row!.brand).toBe('visa');
     expect(row!.account_id).toBe(acme.accountId);
     expect(String(row!.pan_enc)).toMatch(/^v1\./);
-    expect(createTokenCipher(stack.config).decrypt(row!.pan_enc)).toBe(PAN);
+    expect(createDataCipher(stack.config).decrypt(row!.pan_enc)).toBe(PAN);
   });
 
   it('takes grouped digits and detects every brand', async () => {

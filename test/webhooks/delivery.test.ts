@@ -5,7 +5,7 @@ import { jobs } from '@pps/shared/queues';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveryJobDeps } from '../../services/webhooks/src/delivery/delivery-deps';
 import { attemptDelivery } from '../../services/webhooks/src/delivery/delivery-job';
-import { reclaimLapsedLeases, requeueStale } from '../../services/webhooks/src/relay/relay';
+import { reclaimLapsedLeases, requeueStale } from '../../services/webhooks/src/relay/fan-out';
 import { createPayment, postPayment, refundBody, tokenv3Body } from '../fixtures/payments';
 import { type Received, type Receiver, startReceiver, verifyReceived } from '../fixtures/receiver';
 import { createWorld } from '../fixtures/world';

@@ -4,7 +4,7 @@ import { registerCheckoutRoutes } from './checkout/checkout.routes';
 import { registerCustomerRoutes } from './customers/customers.routes';
 import { registerDisputeRoutes } from './disputes/api/disputes.routes';
 import { registerPaymentRoutes } from './payments/api/payments.routes';
-import { paymentEngines } from './payments/batchers';
+import { paymentBatchers } from './payments/batchers';
 import { registerPayoutRoutes } from './payouts/api/payouts.routes';
 import type { Processor } from './processor/processor';
 import { registerReportRoutes } from './reports/reports.routes';
@@ -21,7 +21,7 @@ export function createPaymentsApp(deps: ServiceDeps & { processor?: Processor })
   registerCheckoutRoutes(app, deps);
   registerCustomerRoutes(app, deps);
   const processor = deps.processor ?? new SandboxProcessor({ latencyMs: deps.config.SANDBOX_LATENCY_MS, db: deps.db });
-  registerPaymentRoutes(app, deps, paymentEngines({ ...deps, processor }));
+  registerPaymentRoutes(app, deps, paymentBatchers({ ...deps, processor }));
   registerDisputeRoutes(app, deps, processor);
   registerPayoutRoutes(app, deps);
   registerReportRoutes(app, deps);

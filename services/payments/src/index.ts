@@ -21,4 +21,4 @@ export type {
   ReturnedCredit,
 } from './processor/processor';
 export { SandboxProcessor } from './sandbox/sandbox-processor';
-export { createTokenCipher as createDataCipher } from './tokens/tokens.repository';
+export { createDataCipher } from './tokens/tokens.repository';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabaseFromTemplate } from '../testing';
 import { Batcher, type BatcherOptions } from './batcher';
 import { createDatabase, type Database, isDatabaseUnavailable, pipelinedTransaction } from './client';
-import { send, sendTogether } from './raw';
+import { send, sendTogether } from './prepared-statements';
 import { texts } from './unnest';
 
 /**

@@ -1,8 +1,8 @@
 /**
- * The database: connections and transactions (client.ts), the hot path's written-out statements and the one
- * reader of raw rows (raw.ts), the handle types both use (types.ts), set-based parameters (unnest.ts), group commit
- * and group reads (batcher.ts) and admission of new payments (admission.ts), list pages read from a cursor
- * (keyset.ts), migrations.
+ * The database: connections and transactions (client.ts), the hot path's prepared statements and the one reader
+ * of raw rows (prepared-statements.ts), the handle types both use (types.ts), set-based parameters (unnest.ts),
+ * group commit and group reads (batcher.ts) and admission of new payments (admission.ts), list pages read from a
+ * cursor (keyset.ts), migrations.
  *
  * How a statement is written (docs/design.md, Queries):
  * - drizzle's query builder by default;
@@ -25,6 +25,6 @@ export * from './database-url';
 export * from './keyset';
 export * from './migrate';
 export * from './pool-watch';
-export * from './raw';
+export * from './prepared-statements';
 export * as schema from './schema';
 export * from './unnest';

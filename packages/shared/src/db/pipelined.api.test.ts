@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabaseFromTemplate } from '../testing';
 import { createDatabase, type Database, pipelinedTransaction } from './client';
-import { send } from './raw';
+import { send } from './prepared-statements';
 
 /** One connection in the pool, so every transaction reuses the connection the one before left behind. */
 let database: Database;

@@ -3,7 +3,7 @@ import type postgres from 'postgres';
 import type * as schema from './schema';
 
 // The handles every module of db/ passes around, apart from the code that makes them: client.ts opens
-// connections and transactions, raw.ts sends statements on them, and each needs the other's types only.
+// connections and transactions, prepared-statements.ts sends statements on them, and each needs the other's types only.
 
 export type Schema = typeof schema;
 export type Db = PostgresJsDatabase<Schema> & { $client: postgres.Sql };

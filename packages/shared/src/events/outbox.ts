@@ -1,5 +1,5 @@
 import { type DbOrTx, jsonArray, texts } from '../db';
-import { mapSent, type Part, rowMapper, send } from '../db/raw';
+import { mapSent, type Part, rowMapper, send } from '../db/prepared-statements';
 import { events } from '../db/schema';
 import type { Sent } from '../db/types';
 import { newId } from '../ids';

@@ -1,5 +1,5 @@
 import type { DbOrTx } from '../db/client';
-import { type Part, send } from '../db/raw';
+import { type Part, send } from '../db/prepared-statements';
 import type { PostingKind } from '../db/schema/ledger';
 import type { BalanceTransactionStatus, BalanceTransactionType } from '../db/schema/payouts';
 import { texts } from '../db/unnest';

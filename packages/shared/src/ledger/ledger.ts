@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import { type Part, sendTogether } from '../db/raw';
+import { type Part, sendTogether } from '../db/prepared-statements';
 import { type LedgerEntry, ledgerBalances, ledgerEntries, type PostingKind } from '../db/schema/ledger';
 import { texts } from '../db/unnest';
 import { newId } from '../ids';

@@ -1,13 +1,13 @@
 import { createCheckoutSessionRoute, createCheckoutTokenRoute, getCheckoutSessionRoute } from '@pps/shared/contract';
 import { type ServiceApp, type ServiceDeps, wallClockNow } from '@pps/shared/http';
 import { tokenDocument } from '../tokens/tokens.presenter';
-import { createTokenCipher } from '../tokens/tokens.repository';
+import { createDataCipher } from '../tokens/tokens.repository';
 import { checkoutSessionDocument } from './checkout.presenter';
 import { createCheckoutSession, createCheckoutToken, getCheckoutSession } from './checkout.usecases';
 
 /** `/checkout/sessions*`: sessions of the hosted card form, and its card POST (docs/api.md, Checkout). */
 export function registerCheckoutRoutes(app: ServiceApp, deps: ServiceDeps) {
-  const cipher = createTokenCipher(deps.config);
+  const cipher = createDataCipher(deps.config);
   const baseUrl = deps.config.PUBLIC_BASE_URL;
 
   app.openapi(createCheckoutSessionRoute, async (c) => {

@@ -1,7 +1,7 @@
 import { Admission } from '@pps/shared/db';
 import type { ServiceDeps } from '@pps/shared/http';
 import type { Processor } from '../processor/processor';
-import { createTokenCipher } from '../tokens/tokens.repository';
+import { createDataCipher } from '../tokens/tokens.repository';
 import type { PaymentDeps } from './api/payments.usecases';
 import { operationsCommitter } from './child-operations/group-commit';
 import { claimsCommitter } from './idempotency/claims';
@@ -10,12 +10,11 @@ import { chargeReader } from './new/charge-card.usecases';
 import { outcomeRecorder } from './new/record-outcomes';
 
 /**
- * The payment engines of one process, each a group commit (docs/design.md, The payment write path): a new payment's
- * card reads, its phase-1 claims and phase-3 outcomes (the new-payment engine, `new-payments/`), and the operations
- * on existing payments (the child-operation engine, `child-operations/`), each batching concurrent requests into
- * one transaction.
+ * The batchers of one process's payment write path (docs/design.md, The payment write path), each a group commit:
+ * a new payment's card reads, its phase-1 claims and phase-3 outcomes (`new/`), and the operations on existing
+ * payments (`child-operations/group-commit.ts`), each batching concurrent requests into one transaction.
  */
-export function paymentEngines(deps: ServiceDeps & { processor: Processor }): PaymentDeps {
+export function paymentBatchers(deps: ServiceDeps & { processor: Processor }): PaymentDeps {
   const { config, db, metrics } = deps;
   const groupCommit = {
     maxBatch: config.GROUP_COMMIT_MAX_BATCH,
@@ -26,7 +25,7 @@ export function paymentEngines(deps: ServiceDeps & { processor: Processor }): Pa
     ...groupCommit,
     onBatch: (size: number) => metrics?.groupCommitBatch.observe({ phase }, size),
   });
-  const cipher = createTokenCipher(config);
+  const cipher = createDataCipher(config);
   return {
     processor: deps.processor,
     cipher,

@@ -29,8 +29,11 @@ export type ChargeableCard = {
   billingAddress: BillingAddress | null;
 };
 
-/** The cipher of card numbers: AES-256-GCM with DATA_ENCRYPTION_KEYS (first key active, older keys decrypt). */
-export const createTokenCipher = (config: Pick<Config, 'DATA_ENCRYPTION_KEYS'>) =>
+/**
+ * The cipher of the data kept encrypted (card numbers, bank account and routing numbers): AES-256-GCM with
+ * DATA_ENCRYPTION_KEYS (first key active, older keys decrypt). One name everywhere: `createDataCipher`.
+ */
+export const createDataCipher = (config: Pick<Config, 'DATA_ENCRYPTION_KEYS'>) =>
   new FieldCipher(config.DATA_ENCRYPTION_KEYS);
 
 export async function insertToken(db: DbOrTx, values: NewToken): Promise<Token> {

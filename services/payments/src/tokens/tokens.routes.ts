@@ -1,12 +1,12 @@
 import { createTokenRoute, getTokenRoute, listTokensRoute } from '@pps/shared/contract';
 import { list, type ServiceApp, type ServiceDeps } from '@pps/shared/http';
 import { tokenDocument, tokenResource } from './tokens.presenter';
-import { createTokenCipher } from './tokens.repository';
+import { createDataCipher } from './tokens.repository';
 import { createToken, getToken, listAccountTokens } from './tokens.usecases';
 
 /** `/tokens*`: the card vault (docs/design.md). */
 export function registerTokenRoutes(app: ServiceApp, deps: ServiceDeps) {
-  const cipher = createTokenCipher(deps.config);
+  const cipher = createDataCipher(deps.config);
   const baseUrl = deps.config.PUBLIC_BASE_URL;
 
   app.openapi(createTokenRoute, async (c) => {

@@ -13,7 +13,7 @@ import {
   redisWasEmptied,
   reopenInFlightDeliveries,
   requeueStale,
-} from './relay';
+} from './fan-out';
 import { wakeableLoop } from './wakeable-loop';
 
 const BATCH = 500;

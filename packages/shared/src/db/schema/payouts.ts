@@ -80,7 +80,7 @@ export type PayoutMethod = (typeof payoutMethods)[number];
 /**
  * A transfer of a merchant's available balance to its bank account by a NACHA credit (docs/design.md, Payouts), or,
  * with a negative `amount` (`negative_balance_debit`), from it by a NACHA debit.
- * Owned by the payments service; created and advanced only through the payout run (`services/payments/src/payout-run/`). The bank account is
+ * Owned by the payments service; created and advanced only through the payout run (`services/payments/src/payouts/run/`). The bank account is
  * the version in force when the payout was made (`bankAccountId`), so a later change of bank details never
  * redirects it. `broughtForward` / `carriedForward` are what a partial manual payout left in available between
  * this payout and the merchant's previous and next one: the carried balance transactions plus `broughtForward`

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { createDatabaseFromTemplate } from '../testing';
 import { createDatabase, type Database, pipelinedTransaction } from './client';
-import { rowMapper, send, sendTogether, tableCodec } from './raw';
+import { rowMapper, send, sendTogether, tableCodec } from './prepared-statements';
 import { merchants } from './schema';
 
 let database: Database;
