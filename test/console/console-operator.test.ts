@@ -33,8 +33,8 @@ async function idleQueues(): Promise<Record<QueueName, Queue>> {
   const made = Object.fromEntries(
     Object.values(queues).map((name) => [name, new Queue(name, { connection, prefix: queuePrefixOf(config, name) })]),
   ) as Record<QueueName, Queue>;
-  await made.settlement.add(jobs.settlementPass.name, {}, { timestamp: Date.now() - WAITED_MS });
-  await made.settlement.add(jobs.settlementPass.name, {});
+  await made.settlement.add(jobs.clockTick.name, {}, { timestamp: Date.now() - WAITED_MS });
+  await made.settlement.add(jobs.clockTick.name, {});
   await made.settlement.add(jobs.payoutRun.name, {});
   await made.webhooks.add(jobs.eventRetention.name, {}, { delay: 600_000 });
   await made.webhooks.add(jobs.eventRetention.name, {}, { delay: 600_000 });
@@ -177,7 +177,7 @@ describe('health', () => {
   it("shows the outbox's backlog as PostgreSQL has it, and the last runs settlement finished", async () => {
     const browser = await operator();
     const lastPass = await waitFor(() => stack.settlement!.queues.settlement.getJobs(['completed'], 0, 0, false), {
-      until: (done) => done.some((job) => job.name === jobs.settlementPass.name),
+      until: (done) => done.some((job) => job.name === jobs.clockTick.name),
       what: 'a finished pass',
     });
     const count = async () => (await stack.sql<{ n: number }[]>`select count(*)::int as n from unrelayed_events`)[0]!.n;

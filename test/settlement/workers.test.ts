@@ -48,12 +48,35 @@ describe('settlement workers (real Redis, own BullMQ prefix)', () => {
 
 describe('permanent failures', () => {
   it('fails a job with an invalid payload at once, without retries', async () => {
-    const job = await settlement.queues.settlement.add(jobs.settlementPass.name, { accountId: 42 });
+    const job = await settlement.queues.settlement.add(jobs.clockTick.name, { accountId: 42 });
     await waitFor(() => job.isFailed(), { timeoutMs: 15_000, what: 'the job failed' });
     const failed = await settlement.queues.settlement.getJob(job.id!);
     expect(await failed!.isFailed()).toBe(true);
     expect(failed!.attemptsMade).toBe(1);
-    expect(failed!.failedReason).toContain('invalid payload for settlement-pass');
+    expect(failed!.failedReason).toContain('invalid payload for clock-tick');
+  });
+});
+
+describe('a job renamed (the clock tick, once `settlement-pass`)', () => {
+  it('runs a job an older release queued under the former name', async () => {
+    const job = await settlement.queues.settlement.add('settlement-pass', {});
+    await waitFor(() => job.isCompleted(), { timeoutMs: 15_000, what: 'the settlement-pass job completed' });
+    expect(await job.isCompleted()).toBe(true);
+  });
+
+  it("replaces the former name's scheduler with its own at start", async () => {
+    await settlement.queues.settlement.upsertJobScheduler('settlement-pass', { every: 60_000 }, { data: {} });
+    const again = await startSettlement({ config: stack.config, db: stack.db, log: createLogger({ level: 'silent' }) });
+    try {
+      const keys = await waitFor(
+        async () => (await settlement.queues.settlement.getJobSchedulers()).map((scheduler) => scheduler.key),
+        { until: (found) => !found.includes('settlement-pass'), timeoutMs: 10_000, what: 'the former scheduler gone' },
+      );
+      expect(keys).toContain(jobs.clockTick.name);
+      expect(keys).not.toContain('settlement-pass');
+    } finally {
+      await again.close();
+    }
   });
 });
 

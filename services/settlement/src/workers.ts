@@ -21,7 +21,7 @@ const schedules = (config: Config) => [
   { queue: queues.maintenance, job: jobs.paymentRecovery, every: 60 * 1000 },
   { queue: queues.maintenance, job: jobs.requestLogRetention, every: 60 * 60 * 1000 },
   { queue: queues.maintenance, job: jobs.healthSample, every: 60 * 1000 },
-  { queue: queues.settlement, job: jobs.settlementPass, every: config.SETTLEMENT_INTERVAL_SECONDS * 1000 },
+  { queue: queues.settlement, job: jobs.clockTick, every: config.SETTLEMENT_INTERVAL_SECONDS * 1000 },
   { queue: queues.settlement, job: jobs.payoutRun, every: config.PAYOUT_INTERVAL_SECONDS * 1000 },
 ];
 
@@ -69,11 +69,13 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
   ];
 
   const byName = { [queues.maintenance]: maintenance, [queues.settlement]: settlement };
+  // A job renamed (`formerNames`) keeps one scheduler: the one an older release left under the old name goes.
   const upsertSchedulers = () =>
     Promise.all(
-      schedules(deps.config).map(({ queue, job, every }) =>
+      schedules(deps.config).flatMap(({ queue, job, every }) => [
         byName[queue].upsertJobScheduler(job.name, { every }, { name: job.name, data: {} }),
-      ),
+        ...('formerNames' in job ? job.formerNames.map((former) => byName[queue].removeJobScheduler(former)) : []),
+      ]),
     ).catch((error) => log.warn({ err: (error as Error).message }, 'job schedulers not registered yet'));
   // Upserted at start and again whenever Redis comes back: a Redis that lost its data gets them back.
   void upsertSchedulers();

@@ -44,15 +44,20 @@ export const jobs = {
     name: 'health-sample',
     payload: z.object({}).strict(),
   },
-  /** A settlement pass: every account's due records (the scheduler), or one account's (its clock moved). */
-  settlementPass: {
+  /**
+   * The settlement service's clock tick: what is due settles (payments' `runSettlement`), then the disputes of the
+   * scope, and for one account (its clock moved) its payouts at once. Every account's (the scheduler), or one
+   * account's. Named `settlement-pass` while it only settled: jobs and a scheduler of that name still run it.
+   */
+  clockTick: {
     queue: queues.settlement,
-    name: 'settlement-pass',
+    name: 'clock-tick',
+    formerNames: ['settlement-pass'],
     payload: z.object({ accountId: z.string().optional() }).strict(),
   },
   /**
    * The payout run after the day's settlement: every account's due merchants (the scheduler), or one account's.
-   * On the settlement queue: it runs a settlement pass first, and shares its workers and their shutdown.
+   * On the settlement queue: it settles what is due first, and shares its workers and their shutdown.
    */
   payoutRun: {
     queue: queues.settlement,

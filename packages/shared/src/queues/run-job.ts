@@ -40,9 +40,20 @@ export class RunLater extends Error {
 }
 
 /** The catalogue job by job: each payload schema typed by its own job, which a generic dispatch needs. */
-const catalogue: { readonly [N in JobName]: { name: string; queue: QueueName; payload: z.ZodType<JobPayload<N>> } } =
-  jobs;
-const byName = new Map((Object.keys(catalogue) as JobName[]).map((key) => [catalogue[key].name, key]));
+const catalogue: {
+  readonly [N in JobName]: {
+    name: string;
+    formerNames?: readonly string[];
+    queue: QueueName;
+    payload: z.ZodType<JobPayload<N>>;
+  };
+} = jobs;
+/** Each job by its name, and by the names it had before (a job of an older release may still wait in Redis). */
+const byName = new Map(
+  (Object.keys(catalogue) as JobName[]).flatMap((key) =>
+    [catalogue[key].name, ...(catalogue[key].formerNames ?? [])].map((name) => [name, key] as const),
+  ),
+);
 
 /** What a queue's worker hands every job it runs. */
 export type WorkerContext<D> = { deps: D; log: Logger; signal: AbortSignal };

@@ -9,7 +9,7 @@ import { queuePrefixOf, redisClient } from './redis';
 const ENQUEUE_TIMEOUT_MS = 1000;
 
 /**
- * Enqueues a settlement pass for one account, for the gateway when an account's sandbox clock moves. Never
+ * Enqueues a clock tick for one account (its settlement, disputes and payouts), for the gateway when an account's sandbox clock moves. Never
  * fails the caller: with Redis down the request answers at once and the scheduled pass settles the records.
  * It only enqueues, so whoever calls it needs the catalogue, not the settlement workers.
  */
@@ -31,7 +31,7 @@ export function createSettlementTrigger(config: Config, log: Logger) {
         timer = setTimeout(() => reject(new Error('redis did not answer')), ENQUEUE_TIMEOUT_MS);
       });
       try {
-        await Promise.race([enqueue(queue, 'settlementPass', { accountId }), timeout]);
+        await Promise.race([enqueue(queue, 'clockTick', { accountId }), timeout]);
       } catch (error) {
         log.warn(
           { accountId, err: (error as Error).message },

@@ -44,6 +44,6 @@ export async function readLastRuns(settlement: Queue): Promise<LastRuns | undefi
       ...completed.map((job) => ({ job, outcome: 'completed' as const })),
       ...failed.map((job) => ({ job, outcome: 'failed' as const })),
     ];
-    return { settlement: newest(finished, jobs.settlementPass.name), payout: newest(finished, jobs.payoutRun.name) };
+    return { settlement: newest(finished, jobs.clockTick.name), payout: newest(finished, jobs.payoutRun.name) };
   });
 }

@@ -1,10 +1,10 @@
+import { clockTick } from './clock-tick';
 import { healthSample } from './health-sample';
 import { idempotencyCleanup } from './idempotency-cleanup';
 import type { JobHandlers } from './job-handler';
 import { paymentRecovery } from './payment-recovery';
 import { payoutRun } from './payout-run';
 import { requestLogRetention } from './request-log-retention';
-import { settlementPass } from './settlement-pass';
 
 /**
  * The handler of every job of the settlement service's queues in the catalogue (`@pps/shared/queues`). Typed by the
@@ -12,10 +12,10 @@ import { settlementPass } from './settlement-pass';
  * compile. The webhooks queue's job is the webhooks service's.
  */
 export const handlers: JobHandlers = {
+  clockTick,
   healthSample,
   idempotencyCleanup,
   paymentRecovery,
   payoutRun,
   requestLogRetention,
-  settlementPass,
 };

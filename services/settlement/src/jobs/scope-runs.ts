@@ -2,8 +2,8 @@ import { runDisputes, runPayouts } from '@pps/payments';
 import { runSettlementPass } from '../settlement/pass';
 import type { JobInput } from './job-handler';
 
-/** What the settlement-pass and payout-run jobs share: a scope (`accountId`, or every account) and their deps. */
-type ScopeJob = Pick<JobInput<'settlementPass' | 'payoutRun'>, 'deps' | 'payload' | 'log' | 'signal'>;
+/** What the clock-tick and payout-run jobs share: a scope (`accountId`, or every account) and their deps. */
+type ScopeJob = Pick<JobInput<'clockTick' | 'payoutRun'>, 'deps' | 'payload' | 'log' | 'signal'>;
 
 /** A settlement pass for the job's scope, timed and counted. */
 export async function settleScope({ deps, payload, log, signal }: ScopeJob): Promise<void> {

@@ -8,7 +8,7 @@ import { disputeScope, payScope, settleScope } from './scope-runs';
  * for one account then that account's payouts (made, filed, advanced), so a moved clock disputes and pays out at
  * once rather than at the next scheduled pass.
  */
-export const settlementPass: JobHandler<'settlementPass'> = async (input) => {
+export const clockTick: JobHandler<'clockTick'> = async (input) => {
   await settleScope(input);
   if (!input.signal.aborted) await disputeScope(input);
   if (input.payload.accountId && !input.signal.aborted) await payScope(input);
