@@ -6,11 +6,7 @@ import {
   lockPayments,
   recordClaimsPart,
 } from '../../services/payments/src/payments/model/payments.repository';
-import {
-  accountClock,
-  accountsAhead,
-  dueRecords,
-} from '../../services/settlement/src/settlement/settlement.repository';
+import { accountClock, accountsAhead, dueRecords } from '../../services/payments/src/payments/settle/settle.repository';
 import { claimUnrelayed, staleDeliveries } from '../../services/webhooks/src/relay/fan-out';
 import { createMerchant } from '../fixtures/merchants';
 import { createCardToken, createPayment, tokenv3Body } from '../fixtures/payments';

@@ -2,10 +2,15 @@
 
 export { type DisputeRunResult, runDisputes } from './disputes/run/dispute-run';
 export { deleteExpiredIdempotencyKeys } from './payments/idempotency/idempotency.repository';
-export { lapseAuthorizations, settlePayments, transitionPayment } from './payments/model/payment-transition';
 export { paymentResource } from './payments/model/payments.presenter';
 export { findChildren, type Payment, type PaymentChild } from './payments/model/payments.repository';
 export { type RecoveryDeps, recoverPayments } from './payments/new/recover-payments';
+export {
+  type RecordSettled,
+  runSettlement,
+  type SettledRecord,
+  type SettleResult,
+} from './payments/settle/settle-run';
 export { listPayouts } from './payouts/api/payouts.usecases';
 export { runPayouts } from './payouts/run/payout-run';
 export type {

@@ -1,8 +1,8 @@
+import type { Payment } from '@pps/payments';
 import { type AchFileDeps, type NachaBatch, type NachaEntry, storeAchFile } from '@pps/shared/ach';
 import { pacificDate } from '@pps/shared/clock';
 import { type DbOrTx, schema, textArray } from '@pps/shared/db';
 import { inArray, sql } from 'drizzle-orm';
-import type { Payment } from './settlement.repository';
 
 const { merchants, payments } = schema;
 

@@ -1,6 +1,7 @@
+import type { Payment } from '@pps/payments';
 import { pacificDate } from '@pps/shared/clock';
 import { newId } from '@pps/shared/ids';
-import type { BatchDelta, Payment } from './settlement.repository';
+import type { BatchDelta } from './settlement.repository';
 
 /**
  * The settlement-batch figures of one pass, per merchant and settlement day: the Pacific date the record settled

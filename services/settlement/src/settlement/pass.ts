@@ -1,57 +1,22 @@
+import { type Processor, runSettlement, type SettleResult } from '@pps/payments';
+import type { Db } from '@pps/shared/db';
 import type { Logger } from '@pps/shared/logger';
-import { lapseBatch } from './lapse-authorizations';
-import { type SettleBatchDeps, settleBatch } from './settle-batch';
-import { accountsAhead } from './settlement.repository';
+import type { AchFileDeps } from './ach-file';
+import { recordSettledBatch } from './record-batch';
 
-export type PassResult = {
-  batches: number;
-  settled: number;
-  returned: number;
-  /** Authorizations voided because they lapsed uncaptured. */
-  expired: number;
-  achFileIds: string[];
-};
+export type PassResult = SettleResult;
 
 /**
- * A settlement pass: batches until nothing due is left, or until `signal` aborts (the process is stopping: the
- * batch in flight finishes). For one account, by its clock; for all, first every record due by the real clock,
- * then each account whose sandbox clock is ahead, by its own. In each scope, what is due settles first, then the
- * authorizations lapsed uncaptured are voided. Each batch is its own transaction, so a pass killed midway keeps
- * what it committed and the next pass takes the rest.
+ * A settlement pass: payments' settle run (what is due settled, lapsed authorizations voided), each of its batches
+ * recorded by this service in the batch's own transaction (`recordSettledBatch`: the day's settlement batches, the
+ * NACHA file).
  */
-export async function runSettlementPass(
-  deps: SettleBatchDeps & { log: Logger },
+export function runSettlementPass(
+  deps: AchFileDeps & { db: Db; processor: Processor; log: Logger },
   input: { now: Date; batchSize: number; accountId?: string; signal?: AbortSignal },
 ): Promise<PassResult> {
-  const total: PassResult = { batches: 0, settled: 0, returned: 0, expired: 0, achFileIds: [] };
-  const scopes = input.accountId ? [input.accountId] : [undefined, ...(await accountsAhead(deps.db))];
-  const batch = { now: input.now, limit: input.batchSize };
-  /** Runs `one` batch after batch until one claims less than a full batch, or the process is stopping. */
-  const drain = async <B extends { claimed: number }>(one: () => Promise<B>, add: (done: B) => void) => {
-    while (!input.signal?.aborted) {
-      const done = await one();
-      if (done.claimed === 0) return;
-      total.batches += 1;
-      add(done);
-      if (done.claimed < input.batchSize) return;
-    }
-  };
-  for (const accountId of scopes) {
-    await drain(
-      () => settleBatch(deps, { ...batch, accountId }),
-      (settled) => {
-        total.settled += settled.settled;
-        total.returned += settled.returned;
-        if (settled.achFileId) total.achFileIds.push(settled.achFileId);
-      },
-    );
-    await drain(
-      () => lapseBatch(deps, { ...batch, accountId }),
-      ({ claimed }) => {
-        total.expired += claimed;
-      },
-    );
-  }
-  if (total.batches > 0) deps.log.info({ accountId: input.accountId, ...total }, 'settlement pass done');
-  return total;
+  return runSettlement(
+    { db: deps.db, processor: deps.processor, log: deps.log, recordSettled: recordSettledBatch(deps) },
+    input,
+  );
 }

@@ -1,7 +1,8 @@
-import { lapseAuthorizations, paymentResource } from '@pps/payments';
 import { type Db, withTransaction } from '@pps/shared/db';
 import { writeEvents } from '@pps/shared/events';
-import { claimLapsedAuthorizations } from './settlement.repository';
+import { lapseAuthorizations } from '../model/payment-transition';
+import { paymentResource } from '../model/payments.presenter';
+import { claimLapsedAuthorizations } from './settle.repository';
 
 /**
  * One batch of lapsed authorizations, in one transaction (docs/design.md, Authorize now, capture later): claims up

@@ -1,26 +1,34 @@
-import { type AchReturn, type Processor, paymentResource, settlePayments, transitionPayment } from '@pps/payments';
 import { groupBy } from '@pps/shared/collections';
-import type { Db, DbOrTx } from '@pps/shared/db';
+import type { Db, DbOrTx, Tx } from '@pps/shared/db';
 import { withTransaction } from '@pps/shared/db';
 import { writeEvent, writeEvents } from '@pps/shared/events';
 import { makeAvailable, post, postMany, reverseLines, settlementLines } from '@pps/shared/ledger';
-import { type AchFileDeps, writeAchFile } from './ach-file';
-import { BatchTotals } from './batch-totals';
-import {
-  addToSettlementBatches,
-  captureEntries,
-  childrenOf,
-  claimDueRecords,
-  type Payment,
-  pendingHeld,
-} from './settlement.repository';
+import type { AchReturn, Processor } from '../../processor/processor';
+import { settlePayments, transitionPayment } from '../model/payment-transition';
+import { paymentResource } from '../model/payments.presenter';
+import { captureEntries, childrenOf, claimDueRecords, type Payment, pendingHeld } from './settle.repository';
 
-export type SettleBatchDeps = AchFileDeps & { db: Db; processor: Processor };
+/** One record a batch settled: as claimed, as settled, what it moved from pending to available, and when. */
+export type SettledRecord = {
+  claimed: Payment;
+  settled: Payment;
+  moved: { merchantId: string; amount: number }[];
+  at: Date;
+};
+
+/**
+ * What the settlement service records of each batch, in the batch's transaction (its day's settlement batches, its
+ * ACH file): the records settled and the scope's clock. Answers the ACH file written, if any.
+ */
+export type RecordSettled = (
+  tx: Tx,
+  batch: { settled: SettledRecord[]; clock: Date; now: Date },
+) => Promise<{ achFileId: string | null }>;
+
+export type SettleBatchDeps = { db: Db; processor: Processor; recordSettled: RecordSettled };
 export type BatchResult = { claimed: number; settled: number; returned: number; achFileId: string | null };
 
 const isParent = (payment: Payment) => payment.parentPaymentId === null;
-/** ACH debits and their refund records (which carry the parent's bank snapshot) settle on the ACH rail. */
-export const onAchRail = (payment: Payment) => payment.paymentType === 'ACH' || payment.bank !== null;
 /** Children settled with their parent: second splits, completed at once, whose moves sit in pending until then. */
 const carried = (child: Payment) => child.paymentType === 'secondSplit' && child.settleAt === null;
 
@@ -28,9 +36,9 @@ const carried = (child: Payment) => child.paymentType === 'secondSplit' && child
  * One settlement batch, in one transaction (docs/design.md): claims up to `limit` due records and settles them
  * through the state table (`pending → completed`; a refunded parent keeps its status and records `settledAt`),
  * or, for an ACH debit the bank returns, fails it with its R-code and reverses its capture. What each record left
- * in merchants' pending balances becomes available; the day's settlement batches add up; `payment.completed` /
- * `payment.failed` go to the outbox; the ACH records settled go into one NACHA file. Set-based: a handful of
- * statements per batch, whatever its size. A crash anywhere rolls the whole batch back.
+ * in merchants' pending balances becomes available; `payment.completed` / `payment.failed` go to the outbox; then
+ * the settlement service records the batch (`recordSettled`: its day's totals, the NACHA file of its ACH records).
+ * Set-based: a handful of statements per batch, whatever its size. A crash anywhere rolls the whole batch back.
  */
 export async function settleBatch(
   deps: SettleBatchDeps,
@@ -61,7 +69,7 @@ export async function settleBatch(
     }
 
     const settled = await settlePayments(tx, toSettle);
-    const totals = new BatchTotals();
+    const records: SettledRecord[] = [];
     const postings = [];
     const events = [];
     const madeAvailable = [];
@@ -81,7 +89,7 @@ export async function settleBatch(
           now: at,
         });
       }
-      totals.add(payment, moved, at);
+      records.push({ claimed: payment, settled: updated, moved, at });
       if (statusChanged) {
         events.push({
           accountId: payment.accountId,
@@ -94,12 +102,8 @@ export async function settleBatch(
     await postMany(tx, postings);
     await makeAvailable(tx, madeAvailable);
     await writeEvents(tx, events);
-    await addToSettlementBatches(tx, totals.deltas(), input.now);
     result.settled = settled.length;
-    // The file is stamped with the scope's clock, the one its records settled by (one account's sandbox clock, or
-    // the real clock for every account), as the payout run stamps its files: one pass, one clock, whatever the file.
-    const achRecords = settled.map((row) => row.payment).filter(onAchRail);
-    result.achFileId = await writeAchFile(tx, deps, achRecords, clock);
+    ({ achFileId: result.achFileId } = await deps.recordSettled(tx, { settled: records, clock, now: input.now }));
     return result;
   });
 }
