@@ -17,10 +17,18 @@ import {
   answersPart,
   type IdempotencyKeyRef,
   idempotencyCutoff,
+  type KeyRow,
   releaseKeysPart,
 } from '../idempotency/idempotency.repository';
 import { type StatusChange, transitionsParts } from '../model/payment-transition';
-import { findChildrenOf, lockPayments, type NewPayment, paymentsInsertPart } from '../model/payments.repository';
+import {
+  findChildrenOf,
+  lockPayments,
+  type NewPayment,
+  type Payment,
+  type PaymentChild,
+  paymentsInsertPart,
+} from '../model/payments.repository';
 import { type ChildOutcome, judgeParent, type LockedParent } from './child-operation';
 
 /**
@@ -69,20 +77,48 @@ export async function runOperation(operations: Operations, item: OperationItem):
   }
 }
 
+/**
+ * One batch, in its transaction, in four named steps: the items whose turn it is (`takeTurns`); their keys claimed,
+ * parents locked and children read in one round trip (`claimAndLock`); each item judged in turn (`judgeItem`),
+ * its writes gathered; and the writes sent as one statement (`Writes.send`), the COMMIT behind them.
+ */
 async function runBatch(tx: Tx, all: OperationItem[]) {
-  // One operation per parent and per key: the rest wait for a later batch.
+  const items = takeTurns(all);
+  const read = await claimAndLock(tx, items);
+  const writes = new Writes();
+  const done = new Map<OperationItem, ItemResult>();
+  for (const item of items) {
+    done.set(item, await judgeItem(item, { ...item.ctx, db: tx }, read, writes));
+  }
+  const pending = writes.send(tx);
+  return { result: all.map((item): ItemResult => done.get(item) ?? { again: 'turn' }), pending };
+}
+
+/** The items of this batch: one operation per parent and per key; the rest wait for a later batch. */
+function takeTurns(all: OperationItem[]): OperationItem[] {
   const parents = new Set<string>();
   const keys = new Set<string>();
-  const turn = all.map((item) => {
+  return all.filter((item) => {
     const key = item.key && keyOf(item.key.claim);
     if (parents.has(item.parentPaymentId) || (key && keys.has(key))) return false;
     parents.add(item.parentPaymentId);
     if (key) keys.add(key);
     return true;
   });
-  const items = all.filter((_, index) => turn[index]);
+}
+
+/** What a batch read under its locks: the keys it claimed, their holders, the parents locked and their children. */
+type BatchReads = {
+  claimed: Set<string>;
+  holders: Map<string, KeyRow>;
+  lockedById: Map<string, Payment>;
+  children: Map<string, PaymentChild[]>;
+};
+
+/** The items' keys claimed (or their holders read), their parents locked in id order and children read, at once. */
+async function claimAndLock(tx: Tx, items: OperationItem[]): Promise<BatchReads> {
   const claims = items.flatMap((item) => (item.key ? [item.key.claim] : []));
-  const parentIds = [...parents].filter((id) => isId('payment', id));
+  const parentIds = [...new Set(items.map((item) => item.parentPaymentId))].filter((id) => isId('payment', id));
   const [claimed, holders, locked, children] = await Promise.all([
     claims.length > 0
       ? claimKeys(
@@ -94,49 +130,50 @@ async function runBatch(tx: Tx, all: OperationItem[]) {
     parentIds.length > 0 ? lockPayments(tx, parentIds) : [],
     parentIds.length > 0 ? findChildrenOf(tx, parentIds) : new Map(),
   ]);
-  const lockedById = new Map(locked.map((payment) => [payment.id, payment]));
+  return { claimed, holders, lockedById: new Map(locked.map((payment) => [payment.id, payment])), children };
+}
 
-  const writes = new Writes();
-  const done = new Map<OperationItem, ItemResult>();
-  for (const item of items) {
-    done.set(item, await runItem(item, { ...item.ctx, db: tx }));
-  }
-  const pending = writes.send(tx);
-  return { result: all.map((item): ItemResult => done.get(item) ?? { again: 'turn' }), pending };
-
-  async function runItem(item: OperationItem, ctx: ServiceContext): Promise<ItemResult> {
-    const key = item.key?.claim;
-    if (item.key && !claimed.has(keyOf(item.key.claim))) {
-      const { claim, given } = item.key;
-      const held = holders.get(keyOf(claim));
-      if (held && held.createdAt >= idempotencyCutoff(claim.now, claim.ttlDays)) {
-        try {
-          const answer = replayOf(held, claim.requestHash, given, ctx.config.PUBLIC_BASE_URL);
-          return { answer: { ...answer, replayed: true } };
-        } catch (refusal) {
-          return { refused: refusal };
-        }
+/**
+ * One item judged under the batch's locks: a key another request holds replays its answer (or waits for a later
+ * batch when it expired); else the use case judges the locked parent and its writes join the batch's. A refusal
+ * stores nothing (its key released); anything else (a bug, the database) fails the batch.
+ */
+async function judgeItem(
+  item: OperationItem,
+  ctx: ServiceContext,
+  read: BatchReads,
+  writes: Writes,
+): Promise<ItemResult> {
+  const key = item.key?.claim;
+  if (item.key && !read.claimed.has(keyOf(item.key.claim))) {
+    const { claim, given } = item.key;
+    const held = read.holders.get(keyOf(claim));
+    if (held && held.createdAt >= idempotencyCutoff(claim.now, claim.ttlDays)) {
+      try {
+        const answer = replayOf(held, claim.requestHash, given, ctx.config.PUBLIC_BASE_URL);
+        return { answer: { ...answer, replayed: true } };
+      } catch (refusal) {
+        return { refused: refusal };
       }
-      // Expired (removed if still the row read), or gone while it was read: claimed afresh in a later batch.
-      if (held) writes.removed.push(removeExpiredPart(claim, held));
-      return { again: 'expired' };
     }
-    try {
-      const parent = judgeParent(
-        ctx,
-        item.parentPaymentId,
-        lockedById.get(item.parentPaymentId),
-        children.get(item.parentPaymentId) ?? [],
-      );
-      const outcome = await item.run(ctx, parent);
-      writes.add(outcome, key);
-      return { answer: { status: outcome.response.status, body: outcome.response.body, replayed: false } };
-    } catch (error) {
-      // A refusal stores nothing; anything else (a bug, the database) fails the batch.
-      if (!(error instanceof ApiError)) throw error;
-      if (key) writes.released.push(key);
-      return { refused: error };
-    }
+    // Expired (removed if still the row read), or gone while it was read: claimed afresh in a later batch.
+    if (held) writes.removed.push(removeExpiredPart(claim, held));
+    return { again: 'expired' };
+  }
+  try {
+    const parent = judgeParent(
+      ctx,
+      item.parentPaymentId,
+      read.lockedById.get(item.parentPaymentId),
+      read.children.get(item.parentPaymentId) ?? [],
+    );
+    const outcome = await item.run(ctx, parent);
+    writes.add(outcome, key);
+    return { answer: { status: outcome.response.status, body: outcome.response.body, replayed: false } };
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    if (key) writes.released.push(key);
+    return { refused: error };
   }
 }
 

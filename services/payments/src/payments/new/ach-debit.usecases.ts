@@ -1,5 +1,5 @@
 import type { PaymentInputOf } from '@pps/shared/contract';
-import { type ServiceContext, wallClockNow } from '@pps/shared/http';
+import type { ServiceContext } from '@pps/shared/http';
 import { newId } from '@pps/shared/ids';
 import { PROCESSING } from '@pps/shared/states';
 import type { AchDebitRequest, ProcessorAnswer } from '../../processor/processor';
@@ -7,15 +7,15 @@ import { pointers } from '../model/payments.errors';
 import type { NewPayment } from '../model/payments.repository';
 import { activeMerchant, moneyColumns, priceOf } from '../model/pricing';
 import type { ChargeDeps } from './charge-card.usecases';
-import { processingRecord } from './record-outcomes';
+import { debitAch, phasesOf } from './phases';
 import type { Phased } from './run-in-phases';
 
 export type AchInput = PaymentInputOf<'ACH'>;
 
 /**
- * `ACH`, phase 1 (docs/design.md, Idempotency and concurrency): a debit of the customer's bank account for the
- * merchant, checked and priced in the caller's transaction (`ctx.db`) and claimed `processing`. Phase 2 asks the
- * processor, outside any transaction; phase 3 records the outcome (`recordOutcomes`). Accepted: a `pending` payment
+ * `ACH`, the checks before phase 1 (docs/design.md, Idempotency and concurrency): a debit of the customer's bank
+ * account for the merchant, checked and priced. Its phases (`phasesOf`): phase 1 claims it `processing`; phase 2
+ * asks the processor, outside any transaction (`debitAch`); phase 3 records the outcome (`recordOutcomes`). Accepted: a `pending` payment
  * that settles ACH_SETTLEMENT_BUSINESS_DAYS business days out (or is returned R01–R04 then), its capture posting on
  * the ACH rail and `payment.created`. Refused at once (the sandbox's insufficient-funds account): `failed`,
  * `payment.failed`, answered 422. The account and routing numbers are kept encrypted for the NACHA entry; responses
@@ -60,12 +60,5 @@ export async function beginAchDebit({
     updatedAt: now,
   };
   const request: AchDebitRequest = { paymentId: payment.id, accountNumber, routingNumber, amount: price.gross };
-  return {
-    paymentId: payment.id,
-    claim: (key) =>
-      deps.claims.submit({ key, recordId: payment.id, record: processingRecord(payment, wallClockNow(ctx)) }),
-    call: () => deps.outcomes.expecting(async () => ({ rail: 'ach', outcome: await deps.processor.debitAch(request) })),
-    // Recorded as of its creation: the processor call is part of making it (the record reads as made at once).
-    record: (answer) => deps.outcomes.submit({ claimed: payment, answer, now }),
-  };
+  return phasesOf(deps, ctx, payment, now, () => debitAch(deps, request));
 }

@@ -1,16 +1,15 @@
 import type { PaymentInputOf } from '@pps/shared/contract';
 import type { FieldCipher } from '@pps/shared/crypto';
 import { type Admission, Batcher, type BatcherOptions, type Db } from '@pps/shared/db';
-import { type ServiceContext, wallClockNow } from '@pps/shared/http';
+import type { ServiceContext } from '@pps/shared/http';
 import { isId, newId } from '@pps/shared/ids';
 import { PROCESSING } from '@pps/shared/states';
-import type { CardAuthorizationRequest, Processor, ProcessorAnswer } from '../../processor/processor';
+import type { CardAuthorizationRequest, ProcessorAnswer } from '../../processor/processor';
 import { type ChargeableCard, loadCardsForCharge } from '../../tokens/tokens.repository';
-import type { Claims } from '../idempotency/claims';
 import { paymentErrors, pointers } from '../model/payments.errors';
 import { findMerchants, type MerchantForPayment, type NewPayment } from '../model/payments.repository';
 import { judgeMerchant, moneyColumns, priceOf } from '../model/pricing';
-import { type OutcomeRecorder, processingRecord } from './record-outcomes';
+import { authorizeCard, type PhaseDeps, phasesOf } from './phases';
 import type { Phased } from './run-in-phases';
 
 export type CardPaymentInput = PaymentInputOf<'tokenv3'> | PaymentInputOf<'tokenv3Split'> | PaymentInputOf<'card'>;
@@ -18,14 +17,7 @@ export type CardPaymentInput = PaymentInputOf<'tokenv3'> | PaymentInputOf<'token
  * The processor, the vault's cipher, the turn new payments take, the checks' group reads and the group commits of
  * phases 1 and 3.
  */
-export type ChargeDeps = {
-  processor: Processor;
-  cipher: FieldCipher;
-  admission: Admission;
-  reads: ChargeReader;
-  claims: Claims<NewPayment>;
-  outcomes: OutcomeRecorder;
-};
+export type ChargeDeps = PhaseDeps & { cipher: FieldCipher; admission: Admission; reads: ChargeReader };
 
 /** What a charge's checks read: its merchants (primary, and split if another) and its vault token's card. */
 type ChargeReadItem = { merchantIds: string[]; accountId: string; tokenId: string };
@@ -50,8 +42,8 @@ export function chargeReader(db: Db, cipher: FieldCipher, options: BatcherOption
 /**
  * tokenv3, tokenv3Split and card, the checks before phase 1 (docs/design.md, Idempotency and concurrency): reads
  * the merchants and the vault token (`deps.reads`, batched with concurrent charges'), judges them in the order they
- * always were and prices the charge; phase 1 claims the key and the record `processing`. Phase 2 authorises with
- * the processor, outside any transaction; phase 3 records the outcome (`recordOutcomes`): approved, `pending` with
+ * always were and prices the charge. Its phases (`phasesOf`): phase 1 claims the key and the record `processing`;
+ * phase 2 authorises with the processor, outside any transaction (`authorizeCard`); phase 3 records the outcome: approved, `pending` with
  * its capture posting and `payment.created`; declined or AVS-refused, `failed` and `payment.failed`, answered
  * 402/422.
  */
@@ -122,17 +114,5 @@ export async function beginCharge({
     billingAddress: charge.billingAddress,
     now,
   };
-  return {
-    paymentId: payment.id,
-    claim: (key) =>
-      deps.claims.submit({ key, recordId: payment.id, record: processingRecord(payment, wallClockNow(ctx)) }),
-    // Its outcome is on its way while the processor answers: an outcome batch with room waits for it (`expecting`).
-    call: () =>
-      deps.outcomes.expecting(async () => ({
-        rail: 'card',
-        authorization: await deps.processor.authorizeCard(request),
-      })),
-    // Recorded as of its creation: the processor call is part of making it (the record reads as made at once).
-    record: (answer) => deps.outcomes.submit({ claimed: payment, answer, now }),
-  };
+  return phasesOf(deps, ctx, payment, now, () => authorizeCard(deps, request));
 }

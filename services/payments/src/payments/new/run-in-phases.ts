@@ -38,8 +38,9 @@ export type Phased<A> = {
  * only). Then (1) one commit claims the key and the record `processing` (a replay meanwhile is a 409
  * `idempotency_key_in_use`); (2) `call`, outside any transaction; (3) one commit takes the record's claim, if it is
  * still there, and inserts the record with its outcome (a refusal's answer stored on the key). Phases 1 and 3 are
- * group-committed with other payments' (`Phased.claim`, `Phased.record`). A refusal by `begin` stores nothing; an
- * error in phase 2 or 3 leaves the claim to recovery.
+ * group-committed with other payments' (each phase a named step: `phases.ts`). A refusal by `begin` stores
+ * nothing; an error in phase 2 or 3 leaves the claim to recovery. `checkAndClaim` runs the checks and phase 1,
+ * `recordAnswer` phase 3.
  */
 export async function runInPhases<A>(
   options: Omit<IdempotentRun<never>, 'operation' | 'prefetch'> & {
@@ -54,9 +55,20 @@ export async function runInPhases<A>(
   if ('replay' in admitted) return { ...admitted.replay, replayed: true };
   const { phased, claim } = admitted;
   const answer = await phased.call();
-  // The answer in hand is recorded, not left to recovery, when the database was away for a moment (restarting,
-  // failing over, frozen and timing the statement out when it thawed): phase 3 again finds the claim gone, and the
-  // key's answer, if the lost commit went through.
+  return recordAnswer(phased, answer, claim, options);
+}
+
+/**
+ * Phase 3 with the processor's answer in hand. It is recorded, not left to recovery, when the database was away for
+ * a moment (restarting, failing over, frozen and timing the statement out when it thawed): phase 3 again finds the
+ * claim gone, and the key's answer, if the lost commit went through.
+ */
+async function recordAnswer<A>(
+  phased: Phased<A>,
+  answer: A,
+  claim: KeyClaim | undefined,
+  options: Pick<IdempotentRun<never>, 'db' | 'baseUrl'>,
+): Promise<IdempotentResponse> {
   const expired = retryWindow();
   for (;;) {
     try {
