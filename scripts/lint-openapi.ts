@@ -16,7 +16,7 @@ const accepted = (problem: NormalizedProblem) =>
   problem.ruleId === 'no-ambiguous-paths' && acceptedAmbiguity.test(problem.message);
 
 /**
- * Redocly's `recommended` ruleset over an OpenAPI document (test/platform/openapi-lint.test.ts lints the one the
+ * Redocly's `recommended` ruleset over an OpenAPI document (test/gateway/openapi-lint.test.ts lints the one the
  * gateway serves). Warnings count as problems too.
  */
 export async function lintOpenApi(document: object): Promise<NormalizedProblem[]> {

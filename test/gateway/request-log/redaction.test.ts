@@ -1,10 +1,10 @@
 import { randomInt } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { businessMerchantAttributes, personalMerchantAttributes } from '../fixtures/merchants';
-import { achBody, expiryIn, tokenv3Body } from '../fixtures/payments';
-import { createWorld, type World } from '../fixtures/world';
-import { type Credentials, createTestStack, type TestStack } from '../harness';
+import { businessMerchantAttributes, personalMerchantAttributes } from '../../fixtures/merchants';
+import { achBody, expiryIn, tokenv3Body } from '../../fixtures/payments';
+import { createWorld, type World } from '../../fixtures/world';
+import { type Credentials, createTestStack, type TestStack } from '../../harness';
 
 /**
  * No secret reaches the request log, as a property: each run sends, as a new account, requests carrying every kind

@@ -1,8 +1,8 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant } from '../fixtures/merchants';
-import { createCardToken, createPayment, tokenv3Body } from '../fixtures/payments';
-import { type Credentials, createTestStack, type TestStack } from '../harness';
+import { createMerchant } from '../../fixtures/merchants';
+import { createCardToken, createPayment, tokenv3Body } from '../../fixtures/payments';
+import { type Credentials, createTestStack, type TestStack } from '../../harness';
 import { checkPage, launchChromium, serveGateway, watchedPage } from './console-page-check';
 
 /**

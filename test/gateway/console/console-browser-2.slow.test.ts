@@ -4,11 +4,11 @@ import { settleAtFor } from '@pps/shared/clock';
 import { createLogger } from '@pps/shared/logger';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant } from '../fixtures/merchants';
-import { createCardToken, createPayment, setClock, tokenv3Body } from '../fixtures/payments';
-import { type Receiver, startReceiver } from '../fixtures/receiver';
-import { type Credentials, createTestStack, type TestStack } from '../harness';
-import { waitFor } from '../wait';
+import { createMerchant } from '../../fixtures/merchants';
+import { createCardToken, createPayment, setClock, tokenv3Body } from '../../fixtures/payments';
+import { type Receiver, startReceiver } from '../../fixtures/receiver';
+import { type Credentials, createTestStack, type TestStack } from '../../harness';
+import { waitFor } from '../../wait';
 import { checkPage, launchChromium, serveGateway, watchedPage } from './console-page-check';
 
 /**

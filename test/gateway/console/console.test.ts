@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant } from '../fixtures/merchants';
-import { createCardToken, createPayment, tokenv3Body } from '../fixtures/payments';
-import { type Credentials, createTestStack, type TestStack } from '../harness';
+import { createMerchant } from '../../fixtures/merchants';
+import { createCardToken, createPayment, tokenv3Body } from '../../fixtures/payments';
+import { type Credentials, createTestStack, type TestStack } from '../../harness';
 import { consoleClient } from './console-client';
 
 /**

@@ -1,9 +1,9 @@
 import { expect } from 'vitest';
-import { achBody, createPayment, setClock, tokenv3Body } from '../fixtures/payments';
-import { manualSchedule } from '../fixtures/payouts';
-import { createWorld } from '../fixtures/world';
-import type { Credentials, TestStack } from '../harness';
-import { waitFor } from '../wait';
+import { achBody, createPayment, setClock, tokenv3Body } from '../../fixtures/payments';
+import { manualSchedule } from '../../fixtures/payouts';
+import { createWorld } from '../../fixtures/world';
+import type { Credentials, TestStack } from '../../harness';
+import { waitFor } from '../../wait';
 
 /** The bank account the ACH debit is drawn on: the operator's pages must never show it. */
 export const CUSTOMER_ACCOUNT_NUMBER = '000123456789';

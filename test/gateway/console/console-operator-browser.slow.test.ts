@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestStack, type TestStack } from '../harness';
-import { waitFor } from '../wait';
+import { createTestStack, type TestStack } from '../../harness';
+import { waitFor } from '../../wait';
 import { CUSTOMER_ACCOUNT_NUMBER, operatorWorld } from './console-operator-world';
 import { checkPage, launchChromium, serveGateway, watchedPage } from './console-page-check';
 

@@ -7,9 +7,9 @@ import { closeServer, listen } from '@pps/shared/runtime';
 import { testRedisUrl } from '@pps/shared/testing';
 import Redis from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorld, type World } from '../fixtures/world';
-import { createTestStack, type TestStack } from '../harness';
-import { waitFor } from '../wait';
+import { createWorld, type World } from '../../fixtures/world';
+import { createTestStack, type TestStack } from '../../harness';
+import { waitFor } from '../../wait';
 
 /**
  * The request log's writer against what goes wrong: more requests than it keeps (the oldest dropped, and counted),

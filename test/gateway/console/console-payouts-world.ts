@@ -10,9 +10,9 @@ import {
   personalMerchantAttributes,
   uniqueEin,
   uniqueSsn,
-} from '../fixtures/merchants';
-import { createCardToken, createPayment, setClock, tokenv3Body } from '../fixtures/payments';
-import type { Credentials, TestStack } from '../harness';
+} from '../../fixtures/merchants';
+import { createCardToken, createPayment, setClock, tokenv3Body } from '../../fixtures/payments';
+import type { Credentials, TestStack } from '../../harness';
 
 /** The shop's secrets, as created: the merchant pages must never show them. */
 export const SHOP_SSN = uniqueSsn();

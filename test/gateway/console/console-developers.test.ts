@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant } from '../fixtures/merchants';
-import { cards, createCardToken, createPayment, tokenv3Body } from '../fixtures/payments';
-import { type Credentials, createTestStack, type TestStack } from '../harness';
+import { createMerchant } from '../../fixtures/merchants';
+import { cards, createCardToken, createPayment, tokenv3Body } from '../../fixtures/payments';
+import { type Credentials, createTestStack, type TestStack } from '../../harness';
 import { consoleClient } from './console-client';
 
 /**

@@ -3,11 +3,11 @@ import { runSettlementPass } from '@pps/settlement';
 import { settleAtFor } from '@pps/shared/clock';
 import { createLogger } from '@pps/shared/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant } from '../fixtures/merchants';
-import { createCardToken, createPayment, setClock, tokenv3Body } from '../fixtures/payments';
-import { type Receiver, startReceiver } from '../fixtures/receiver';
-import { type Credentials, createTestStack, type TestStack } from '../harness';
-import { waitFor } from '../wait';
+import { createMerchant } from '../../fixtures/merchants';
+import { createCardToken, createPayment, setClock, tokenv3Body } from '../../fixtures/payments';
+import { type Receiver, startReceiver } from '../../fixtures/receiver';
+import { type Credentials, createTestStack, type TestStack } from '../../harness';
+import { waitFor } from '../../wait';
 import { consoleClient } from './console-client';
 
 /**

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPayment, tokenv3Body } from '../fixtures/payments';
-import { createWorld, type World } from '../fixtures/world';
-import { type ApiResponse, createTestStack, expectError, type TestStack } from '../harness';
+import { createPayment, tokenv3Body } from '../../fixtures/payments';
+import { createWorld, type World } from '../../fixtures/world';
+import { type ApiResponse, createTestStack, expectError, type TestStack } from '../../harness';
 
 /**
  * The request log through the API: what each kind of request leaves in it (a payment, a gateway route of its own,

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { closeServer, listen } from '@pps/shared/runtime';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
-import type { TestStack } from '../harness';
+import type { TestStack } from '../../harness';
 
 /** The console's browser tests' checks of each page they visit: axe-core, no script of a user string, the CSP. */
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { captureBody, cards, createCardToken, createPayment, refundBody, tokenv3Body } from '../fixtures/payments';
-import { type Receiver, startReceiver } from '../fixtures/receiver';
-import { createWorld } from '../fixtures/world';
-import { type Credentials, createTestStack, type TestStack } from '../harness';
-import { waitFor } from '../wait';
+import { captureBody, cards, createCardToken, createPayment, refundBody, tokenv3Body } from '../../fixtures/payments';
+import { type Receiver, startReceiver } from '../../fixtures/receiver';
+import { createWorld } from '../../fixtures/world';
+import { type Credentials, createTestStack, type TestStack } from '../../harness';
+import { waitFor } from '../../wait';
 import { consoleClient } from './console-client';
 
 /**

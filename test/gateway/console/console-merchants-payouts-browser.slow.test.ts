@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Credentials, createTestStack, type TestStack } from '../harness';
+import { type Credentials, createTestStack, type TestStack } from '../../harness';
 import { checkPage, launchChromium, serveGateway, watchedPage } from './console-page-check';
 import { payoutsWorld } from './console-payouts-world';
 

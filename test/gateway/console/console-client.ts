@@ -1,4 +1,4 @@
-import type { TestStack } from '../harness';
+import type { TestStack } from '../../harness';
 
 /** A browser in miniature for the console's in-process tests: a cookie jar, forms posted as a browser posts them. */
 export function consoleClient(stack: TestStack) {

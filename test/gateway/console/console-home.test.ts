@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cards, createCardToken, createPayment, setClock, tokenv3Body } from '../fixtures/payments';
-import { createWorld } from '../fixtures/world';
-import { type Credentials, createTestStack, type TestStack } from '../harness';
+import { cards, createCardToken, createPayment, setClock, tokenv3Body } from '../../fixtures/payments';
+import { createWorld } from '../../fixtures/world';
+import { type Credentials, createTestStack, type TestStack } from '../../harness';
 import { consoleClient } from './console-client';
 
 /**

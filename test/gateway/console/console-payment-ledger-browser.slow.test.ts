@@ -1,10 +1,10 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { captureBody, createPayment, refundBody, tokenv3Body } from '../fixtures/payments';
-import { type Receiver, startReceiver } from '../fixtures/receiver';
-import { createWorld } from '../fixtures/world';
-import { type Credentials, createTestStack, type TestStack } from '../harness';
-import { waitFor } from '../wait';
+import { captureBody, createPayment, refundBody, tokenv3Body } from '../../fixtures/payments';
+import { type Receiver, startReceiver } from '../../fixtures/receiver';
+import { createWorld } from '../../fixtures/world';
+import { type Credentials, createTestStack, type TestStack } from '../../harness';
+import { waitFor } from '../../wait';
 import { checkPage, launchChromium, serveGateway, watchedPage } from './console-page-check';
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant, setMerchantStatus } from '../fixtures/merchants';
-import { type Credentials, createTestStack, type TestStack } from '../harness';
+import { createMerchant, setMerchantStatus } from '../../fixtures/merchants';
+import { type Credentials, createTestStack, type TestStack } from '../../harness';
 import { consoleClient } from './console-client';
 import { payoutsWorld, SHOP_ACCOUNT_NUMBER, SHOP_EIN, SHOP_SSN } from './console-payouts-world';
 

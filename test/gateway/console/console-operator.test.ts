@@ -4,9 +4,9 @@ import { queuePrefix, testRedisUrl } from '@pps/shared/testing';
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createWorld } from '../fixtures/world';
-import { type Credentials, createTestStack, type TestStack } from '../harness';
-import { waitFor } from '../wait';
+import { createWorld } from '../../fixtures/world';
+import { type Credentials, createTestStack, type TestStack } from '../../harness';
+import { waitFor } from '../../wait';
 import { consoleClient } from './console-client';
 import { CUSTOMER_ACCOUNT_NUMBER, operatorWorld } from './console-operator-world';
 
