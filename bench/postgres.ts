@@ -1,5 +1,5 @@
+import { createPrivatePostgres } from '@pps/shared/testing';
 import postgres from 'postgres';
-import { createPrivatePostgres } from '../test/private-postgres';
 
 /** Where a bench measures: the server's URL (no database), and its postmaster's process id when it is the bench's own. */
 export type BenchPostgres = { url: string; postmaster?: number; stop: () => Promise<void> };

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { isAlive, queuePrefix, removeQueueKeys, testRedisUrl } from '@pps/shared/testing';
-import { freePort, stopProcess } from '../test/processes';
+import { freePort, isAlive, queuePrefix, removeQueueKeys, stopProcess, testRedisUrl } from '@pps/shared/testing';
 
 /** A server the bench started: where to load it, and the processes whose memory is sampled. */
 export type Target = {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { personalMerchantAttributes } from '../test/fixtures/merchants';
+import { personalMerchantAttributes } from '@pps/shared/testing';
 
 export type Credentials = { headers: Record<string, string>; apiKey: string; appKey: string };
 

@@ -11,10 +11,13 @@ import ts from 'typescript';
  *   gets the package's entry points only (its `exports`), which TypeScript does enforce;
  * - a package imports only the workspace packages its package.json declares, so npm links what it uses;
  * - every `main` and `exports` target of a workspace package exists;
- * - inside a package, its folders (and the files beside them in `src/`) import one another without a loop: each
- *   stands above what it imports, so no import runs from a lower one back up to a higher one;
+ * - inside a package, the folders of every folder (`src/` and each below it) and the files beside them import one
+ *   another without a loop: each stands above what it imports, so no import runs from a lower one back up to a
+ *   higher one, at any depth;
  * - the table of packages and their dependencies in docs/design.md (Architecture, "Dependencies between packages")
- *   names every workspace package with exactly the workspace packages its package.json declares.
+ *   names every workspace package with exactly the workspace packages its package.json declares;
+ * - test code stays in tests: nothing here imports from `test/`, and production code (services, packages) does not
+ *   import `@pps/shared/testing`, what the tests and the bench share.
  *
  * The tests are left out: a test may import the module it checks, inside a service.
  */
@@ -50,12 +53,24 @@ function* sourceFiles(dir: string): Generator<string> {
 
 const problems = new Set<string>();
 
-/** A file's place in its package: the folder under `src/` it is in, or the file itself beside them. */
-const placeOf = (dir: string, file: string) =>
-  relative(join(dir, 'src'), file)
-    .split(sep)[0]!
-    .replace(/\.tsx?$/, '');
-/** Per package, which places import which (relative imports inside the package). */
+const TESTING = join('packages', 'shared', 'src', 'testing');
+/** Production code: a service's or package's file, not the tests' and the bench's own kit. */
+const isProduction = (file: string) =>
+  (file.startsWith(`services${sep}`) || file.startsWith(`packages${sep}`)) && !file.startsWith(TESTING);
+
+/**
+ * The rooms an import inside a package joins: the folder both files are in (`src/` or any folder below it), and in
+ * it the room of each, the folder (or the file) that holds it. An import between two files of one folder joins none.
+ */
+function roomsOf(dir: string, file: string, target: string): { folder: string; from: string; to: string } | undefined {
+  const [a, b] = [relative(join(dir, 'src'), file).split(sep), relative(join(dir, 'src'), target).split(sep)];
+  let shared = 0;
+  while (shared < a.length - 1 && shared < b.length - 1 && a[shared] === b[shared]) shared++;
+  const [from, to] = [a[shared]!.replace(/\.tsx?$/, ''), b[shared]!.replace(/\.tsx?$/, '')];
+  if (from === to) return undefined;
+  return { folder: join(dir, 'src', ...a.slice(0, shared)), from, to };
+}
+/** Per folder of a package (its `src/` and every folder below), which of its rooms import which. */
 const placeImports = new Map<string, Map<string, Set<string>>>();
 
 for (const { dir, manifest } of workspaces) {
@@ -75,15 +90,27 @@ for (const scanned of SCANNED) {
     for (const { fileName: specifier } of importedFiles) {
       if (specifier.startsWith('.')) {
         const target = relative(root, resolve(root, dirname(file), specifier));
+        if (target === 'test' || target.startsWith(`test${sep}`)) {
+          problems.add(
+            `${file}: imports ${specifier}; test code stays in test/ (share it through @pps/shared/testing)`,
+          );
+        }
+        if (isProduction(file) && target.startsWith(TESTING)) {
+          problems.add(`${file}: imports ${specifier}; production code does not import the testing kit`);
+        }
         const into = packageOf(`${target}${sep}`) ?? packageOf(target);
         if (into && into !== own) {
           problems.add(`${file}: imports ${specifier}; import ${into.manifest.name} by its name instead`);
         } else if (own && into === own && file.startsWith(join(own.dir, 'src'))) {
-          const [from, to] = [placeOf(own.dir, file), placeOf(own.dir, target)];
-          const graph = placeImports.get(own.dir) ?? new Map<string, Set<string>>();
-          placeImports.set(own.dir, graph);
-          if (from !== to) graph.set(from, (graph.get(from) ?? new Set()).add(to));
+          const rooms = roomsOf(own.dir, file, target);
+          if (rooms) {
+            const graph = placeImports.get(rooms.folder) ?? new Map<string, Set<string>>();
+            placeImports.set(rooms.folder, graph);
+            graph.set(rooms.from, (graph.get(rooms.from) ?? new Set()).add(rooms.to));
+          }
         }
+      } else if (isProduction(file) && specifier.startsWith('@pps/shared/testing')) {
+        problems.add(`${file}: imports ${specifier}; production code does not import the testing kit`);
       } else if (own && specifier.startsWith('@pps/')) {
         const name = specifier.split('/').slice(0, 2).join('/');
         if (!declared.has(name)) {
@@ -116,7 +143,7 @@ function loopIn(graph: Map<string, Set<string>>): string[] | undefined {
 }
 for (const [dir, graph] of placeImports) {
   const loop = loopIn(graph);
-  if (loop) problems.add(`${dir}/src: ${loop.join(' → ')} import one another; an import runs back up`);
+  if (loop) problems.add(`${dir}: ${loop.join(' → ')} import one another; an import runs back up`);
 }
 
 /** docs/design.md's rows `| \`@pps/x\` | \`@pps/y\`, … |` (or `none`): what the design says each package uses. */
