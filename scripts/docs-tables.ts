@@ -9,9 +9,9 @@ import { cliCommands } from './cli-commands';
  * `npm run docs:tables`: writes the documents' tables that the code defines, each between `<!-- <name>:start -->`
  * and `<!-- <name>:end -->` in its document: the event types (README and docs/api.md, from the event catalogue,
  * `packages/shared/src/events/catalogue.ts`), the balance transaction types (docs/api.md, from
- * `packages/shared/src/ledger/balance-transaction-catalogue.ts`) and the ops CLI's commands (docs/api.md, from
- * `scripts/cli-commands.ts`). `--check` writes nothing and exits 1 when a document differs
- * (test/platform/docs-tables.unit.test.ts fails then too).
+ * `packages/shared/src/ledger/balance-transaction-catalogue.ts`), the ops CLI's commands (docs/api.md, from
+ * `scripts/cli-commands.ts`) and the index of docs/decisions.md (from its numbered headings). `--check` writes
+ * nothing and exits 1 when a document differs (test/platform/docs-tables.unit.test.ts fails then too).
  */
 const repositoryFile = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
 
@@ -49,11 +49,34 @@ export const cliCommandsTable = () =>
     ]),
   );
 
+/** A heading's anchor as GitHub makes it: lower case, punctuation and code marks dropped, spaces as hyphens. */
+export const anchorOf = (heading: string) =>
+  heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+
+/** The numbered records of docs/decisions.md (`## 12. Title`), in the document's order. */
+export const decisionRecords = (text = readDocument('docs/decisions.md')) =>
+  [...text.matchAll(/^## (\d+)\. (.+)$/gm)].map(([heading, number, title]) => ({
+    number: Number(number),
+    title: title as string,
+    anchor: anchorOf(heading.slice(3)),
+  }));
+
+/** The index of docs/decisions.md: a row per record, linked to it. */
+export const decisionsIndex = () =>
+  table(
+    ['#', 'record'],
+    decisionRecords().map(({ number, title, anchor }) => [String(number), `[${title}](#${anchor})`]),
+  );
+
 export const generatedTables: GeneratedTable[] = [
   { document: 'README.md', name: 'events', render: eventsTable },
   { document: 'docs/api.md', name: 'events', render: eventsTable },
   { document: 'docs/api.md', name: 'balance-transaction-types', render: balanceTransactionTypesTable },
   { document: 'docs/api.md', name: 'cli-commands', render: cliCommandsTable },
+  { document: 'docs/decisions.md', name: 'decisions-index', render: decisionsIndex },
 ];
 
 const markers = (name: string) => ({ start: `<!-- ${name}:start -->\n`, end: `<!-- ${name}:end -->` });

@@ -4,7 +4,7 @@ import { schema } from '@pps/shared/db';
 import { eventTypes } from '@pps/shared/events';
 import { describe, expect, it } from 'vitest';
 import { cliCommands } from '../../scripts/cli-commands';
-import { eventsTable, generatedBlock, generatedTables, readDocument } from '../../scripts/docs-tables';
+import { decisionRecords, eventsTable, generatedBlock, generatedTables, readDocument } from '../../scripts/docs-tables';
 
 /**
  * What the documents say that the code defines. The tables are generated (`npm run docs:tables` writes them again);
@@ -32,6 +32,23 @@ describe('the generated tables', () => {
     expect(tableColumn(table('cli-commands')).map((command) => command?.split(' ')[4])).toEqual(
       Object.keys(cliCommands),
     );
+  });
+});
+
+describe('the records of docs/decisions.md', () => {
+  it('are numbered 1, 2, 3… in order, each title once', () => {
+    const records = decisionRecords();
+    expect(records.length).toBeGreaterThan(40);
+    expect(records.map((record) => record.number)).toEqual(records.map((_, index) => index + 1));
+    expect(new Set(records.map((record) => record.anchor)).size).toBe(records.length);
+  });
+
+  it('a heading out of order is found', () => {
+    const records = decisionRecords('## 1. First\n\ntext\n\n## 3. Third (`x`)\n');
+    expect(records).toEqual([
+      { number: 1, title: 'First', anchor: '1-first' },
+      { number: 3, title: 'Third (`x`)', anchor: '3-third-x' },
+    ]);
   });
 });
 
