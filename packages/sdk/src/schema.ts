@@ -126,6 +126,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/payments/{id}/authentication": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a payment's 3-D Secure challenge (what the hosted challenge page sends)
+         * @description The sandbox's stand-in for the cardholder: the hosted page at nextAction.url calls this, and a test may too. completed authorizes the payment through the processor (pending, or authorized with capture: false, or failed when the issuer declines); failed ends it failed, code authentication_failed. The token works once (410 challenge_expired after that, or once 15 minutes have passed by the account clock); a payment not waiting for its cardholder is 422 payment_not_awaiting_authentication.
+         */
+        post: operations["answerPaymentAuthentication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payments/states": {
         parameters: {
             query?: never;
@@ -1026,7 +1046,7 @@ export interface components {
                 merchantId: string;
                 parentPaymentId?: string;
                 /** @enum {string} */
-                status: "authorized" | "pending" | "completed" | "failed" | "refunded" | "voided" | "partial_refund";
+                status: "requires_action" | "authorized" | "pending" | "completed" | "failed" | "refunded" | "voided" | "partial_refund";
                 /**
                  * Format: date-time
                  * @example 2026-11-22T17:04:05.123Z
@@ -1131,7 +1151,7 @@ export interface components {
                      */
                     amount: string;
                     /** @enum {string} */
-                    status: "authorized" | "pending" | "completed" | "failed" | "refunded" | "voided" | "partial_refund";
+                    status: "requires_action" | "authorized" | "pending" | "completed" | "failed" | "refunded" | "voided" | "partial_refund";
                     /**
                      * Format: date-time
                      * @example 2026-11-22T17:04:05.123Z
@@ -1163,10 +1183,12 @@ export interface components {
                  */
                 capturedAt?: string;
                 /**
-                 * @description Why an authorization was voided: cancelled by a full refund, or lapsed
+                 * @description Why a payment was voided when no client voided it: an authorization cancelled by a full refund, or lapsed; a 3-D Secure challenge nobody finished in 15 minutes
                  * @enum {string}
                  */
-                voidReason?: "authorization_expired" | "cancelled";
+                voidReason?: "authorization_expired" | "cancelled" | "authentication_abandoned";
+                nextAction?: components["schemas"]["NextAction"];
+                threeDSecure?: components["schemas"]["ThreeDSecure"];
                 /** @description A card payment: whether its cardholder has disputed it (GET /disputes?paymentId=…) */
                 disputed?: boolean;
                 /**
@@ -1186,6 +1208,22 @@ export interface components {
             zip?: string;
             country?: string;
         } | null;
+        /** @description requires_action: send the cardholder's browser to url, the challenge page (single use, 15 minutes) */
+        NextAction: {
+            /** @enum {string} */
+            type: "redirect";
+            url: string;
+        };
+        /** @description A card payment sent with authentication: how the cardholder was authenticated (result null while the challenge waits) */
+        ThreeDSecure: {
+            /** @enum {string|null} */
+            flow: "frictionless" | "challenge" | null;
+            /** @enum {string|null} */
+            result: "authenticated" | "failed" | "not_enrolled" | "abandoned" | null;
+            /** @enum {string} */
+            version: "2.2.0";
+            eci: string | null;
+        };
         PaymentCreateRequest: {
             data: {
                 /**
@@ -1207,6 +1245,7 @@ export interface components {
                     miscData?: string;
                     /** @description false: authorize only (status authorized), capture later with paymentType capture; default true */
                     capture?: boolean;
+                    authentication?: components["schemas"]["Authentication"];
                     token: {
                         /** @example tok_01jd0000000000000000000000 */
                         tokenId: string;
@@ -1245,6 +1284,7 @@ export interface components {
                     miscData?: string;
                     /** @description false: authorize only (status authorized), capture later with paymentType capture; default true */
                     capture?: boolean;
+                    authentication?: components["schemas"]["Authentication"];
                     token: {
                         /** @example tok_01jd0000000000000000000000 */
                         tokenId: string;
@@ -1283,6 +1323,7 @@ export interface components {
                     miscData?: string;
                     /** @description false: authorize only (status authorized), capture later with paymentType capture; default true */
                     capture?: boolean;
+                    authentication?: components["schemas"]["Authentication"];
                     paymentMethod: {
                         /** @example tok_01jd0000000000000000000000 */
                         token: string;
@@ -1311,6 +1352,8 @@ export interface components {
                      * @enum {boolean}
                      */
                     capture?: true;
+                    /** @description not accepted: 3-D Secure is for card payments */
+                    authentication?: unknown;
                     /**
                      * @default WEB
                      * @enum {string}
@@ -1410,6 +1453,37 @@ export interface components {
                 };
             };
         };
+        /** @description 3-D Secure: ask the cardholder's issuer to authenticate them */
+        Authentication: {
+            /**
+             * @description automatic: authenticate when the card requires it or is enrolled; challenge: always challenge
+             * @enum {string}
+             */
+            mode: "automatic" | "challenge";
+            /** @example https://shop.example.com/checkout/done */
+            returnUrl: string;
+        };
+        PaymentAuthenticationRequest: {
+            data: {
+                /**
+                 * @example authentications
+                 * @enum {string}
+                 */
+                type: "authentications";
+                attributes: {
+                    /**
+                     * @description The challenge's single-use token: the last part of the payment's nextAction.url
+                     * @example tds_…
+                     */
+                    token: string;
+                    /**
+                     * @description completed: the cardholder authenticated (the payment is then authorized); failed: they did not
+                     * @enum {string}
+                     */
+                    outcome: "completed" | "failed";
+                };
+            };
+        };
         PaymentStates: {
             links: {
                 /** Format: uri */
@@ -1420,13 +1494,13 @@ export interface components {
                 type: "paymentStates";
                 id: string;
                 attributes: {
-                    statuses: ("authorized" | "pending" | "completed" | "failed" | "refunded" | "voided" | "partial_refund")[];
-                    finalStatuses: ("authorized" | "pending" | "completed" | "failed" | "refunded" | "voided" | "partial_refund")[];
+                    statuses: ("requires_action" | "authorized" | "pending" | "completed" | "failed" | "refunded" | "voided" | "partial_refund")[];
+                    finalStatuses: ("requires_action" | "authorized" | "pending" | "completed" | "failed" | "refunded" | "voided" | "partial_refund")[];
                     transitions: {
                         /** @enum {string} */
-                        from: "authorized" | "pending" | "completed" | "failed" | "refunded" | "voided" | "partial_refund";
+                        from: "requires_action" | "authorized" | "pending" | "completed" | "failed" | "refunded" | "voided" | "partial_refund";
                         /** @enum {string} */
-                        to: "authorized" | "pending" | "completed" | "failed" | "refunded" | "voided" | "partial_refund";
+                        to: "requires_action" | "authorized" | "pending" | "completed" | "failed" | "refunded" | "voided" | "partial_refund";
                         event: string;
                     }[];
                 };
@@ -1439,7 +1513,7 @@ export interface components {
                 id: string;
                 attributes: {
                     /** @enum {string} */
-                    status: "authorized" | "pending" | "completed" | "failed" | "refunded" | "voided" | "partial_refund";
+                    status: "requires_action" | "authorized" | "pending" | "completed" | "failed" | "refunded" | "voided" | "partial_refund";
                     /** @enum {string} */
                     paymentType: "card" | "ACH" | "refund" | "refundSplit" | "secondSplit" | "capture";
                     /**
@@ -1524,7 +1598,7 @@ export interface components {
                 merchantId: string;
                 parentPaymentId?: string;
                 /** @enum {string} */
-                status: "authorized" | "pending" | "completed" | "failed" | "refunded" | "voided" | "partial_refund";
+                status: "requires_action" | "authorized" | "pending" | "completed" | "failed" | "refunded" | "voided" | "partial_refund";
                 /**
                  * Format: date-time
                  * @example 2026-11-22T17:04:05.123Z
@@ -2735,7 +2809,7 @@ export interface components {
                      *       "payment.failed"
                      *     ]
                      */
-                    events: ("payment.created" | "payment.authorized" | "payment.captured" | "payment.completed" | "payment.failed" | "payment.voided" | "payment.refunded" | "payment.partially_refunded" | "merchant.created" | "merchant.updated" | "merchant.status_changed" | "payout.created" | "payout.paid" | "payout.failed" | "dispute.created" | "dispute.funds_withdrawn" | "dispute.updated" | "dispute.closed" | "dispute.funds_reinstated" | "webhook.test" | "*")[];
+                    events: ("payment.created" | "payment.authorized" | "payment.captured" | "payment.completed" | "payment.failed" | "payment.voided" | "payment.refunded" | "payment.partially_refunded" | "payment.requires_action" | "merchant.created" | "merchant.updated" | "merchant.status_changed" | "payout.created" | "payout.paid" | "payout.failed" | "dispute.created" | "dispute.funds_withdrawn" | "dispute.updated" | "dispute.closed" | "dispute.funds_reinstated" | "webhook.test" | "*")[];
                     /**
                      * @description At most 500 characters; blank or null for none
                      * @example Order system
@@ -2793,7 +2867,7 @@ export interface components {
                      *       "payment.failed"
                      *     ]
                      */
-                    events?: ("payment.created" | "payment.authorized" | "payment.captured" | "payment.completed" | "payment.failed" | "payment.voided" | "payment.refunded" | "payment.partially_refunded" | "merchant.created" | "merchant.updated" | "merchant.status_changed" | "payout.created" | "payout.paid" | "payout.failed" | "dispute.created" | "dispute.funds_withdrawn" | "dispute.updated" | "dispute.closed" | "dispute.funds_reinstated" | "webhook.test" | "*")[];
+                    events?: ("payment.created" | "payment.authorized" | "payment.captured" | "payment.completed" | "payment.failed" | "payment.voided" | "payment.refunded" | "payment.partially_refunded" | "payment.requires_action" | "merchant.created" | "merchant.updated" | "merchant.status_changed" | "payout.created" | "payout.paid" | "payout.failed" | "dispute.created" | "dispute.funds_withdrawn" | "dispute.updated" | "dispute.closed" | "dispute.funds_reinstated" | "webhook.test" | "*")[];
                     /**
                      * @description At most 500 characters; blank or null for none
                      * @example Order system
@@ -3689,7 +3763,7 @@ export interface operations {
                 id?: string;
                 /** @description Only this merchant's records, as primary or as split merchant; without it (or id), the account's */
                 merchantId?: string;
-                status?: "authorized" | "pending" | "completed" | "failed" | "refunded" | "voided" | "partial_refund";
+                status?: "requires_action" | "authorized" | "pending" | "completed" | "failed" | "refunded" | "voided" | "partial_refund";
                 /** @description Only records of this type */
                 paymentType?: "card" | "ACH" | "refund" | "refundSplit" | "secondSplit" | "capture";
                 /** @description Only records whose invoice is exactly this */
@@ -3869,6 +3943,122 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Unprocessable: the request is valid but cannot be carried out */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Rate limited: too many calls from this account, or too many failed authentications from this address */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again (at least 1) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    answerPaymentAuthentication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Payment id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentAuthenticationRequest"];
+            };
+        };
+        responses: {
+            /** @description The payment, authorized or failed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        links: {
+                            /** Format: uri */
+                            self: string;
+                        };
+                        data: components["schemas"]["Payment"];
+                    };
+                };
+            };
+            /** @description Invalid request: every invalid field is listed with its pointer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description The resource belongs to another account, or the account is not authorized */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+            /** @description Error */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7450,7 +7640,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events of this type (400 invalid_event_type for an unknown one) */
-                type?: "payment.created" | "payment.authorized" | "payment.captured" | "payment.completed" | "payment.failed" | "payment.voided" | "payment.refunded" | "payment.partially_refunded" | "merchant.created" | "merchant.updated" | "merchant.status_changed" | "payout.created" | "payout.paid" | "payout.failed" | "dispute.created" | "dispute.funds_withdrawn" | "dispute.updated" | "dispute.closed" | "dispute.funds_reinstated" | "webhook.test";
+                type?: "payment.created" | "payment.authorized" | "payment.captured" | "payment.completed" | "payment.failed" | "payment.voided" | "payment.refunded" | "payment.partially_refunded" | "payment.requires_action" | "merchant.created" | "merchant.updated" | "merchant.status_changed" | "payout.created" | "payout.paid" | "payout.failed" | "dispute.created" | "dispute.funds_withdrawn" | "dispute.updated" | "dispute.closed" | "dispute.funds_reinstated" | "webhook.test";
                 /** @description Only events of this resource */
                 resourceId?: string;
                 limit?: number;

@@ -19,6 +19,7 @@ import type { MiddlewareHandler } from 'hono';
 import { registerAdminRoutes } from './admin/admin.routes';
 import { authenticate } from './auth/authenticate';
 import { registerAuthRoutes } from './auth-api/auth.routes';
+import { registerChallengeRoutes } from './authentication/challenge.routes';
 import { registerCheckoutRoutes } from './checkout/checkout.routes';
 import { registerConsoleRoutes } from './console/console.routes';
 import type { GatewayDeps, GatewayEnv } from './deps';
@@ -93,6 +94,8 @@ export function createGatewayApp(deps: GatewayDeps, metrics: Metrics = createMet
 
   // The hosted checkout form, its scripts and its card POST (client secret): before the forwarded `/checkout`.
   registerCheckoutRoutes(app, deps, limits);
+  // The hosted 3-D Secure challenge page: public, its token is its credential.
+  registerChallengeRoutes(app, deps, limits);
   // The console: pages in the browser for the account signed in, or the operator (its own sessions, not the API's).
   registerConsoleRoutes(app, deps, limits);
 

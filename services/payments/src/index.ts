@@ -1,6 +1,7 @@
 // What other services use of the payments service (import from `@pps/payments`); the HTTP app is `@pps/payments/app`.
 
 export { type DisputeRunResult, runDisputes } from './disputes/run/dispute-run';
+export { recoverAuthenticated } from './payments/authenticate/recover-authenticated';
 export { deleteExpiredIdempotencyKeys } from './payments/idempotency/idempotency.repository';
 export { paymentResource } from './payments/model/payments.presenter';
 export { findChildren, type Payment, type PaymentChild } from './payments/model/payments.repository';

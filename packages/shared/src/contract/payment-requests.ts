@@ -86,6 +86,50 @@ const achCapture = z
   .openapi({ description: 'ACH debits are always captured; only true (or nothing) is accepted' });
 const child = { parentPaymentId: text(64).openapi({ example: 'pay_…' }), miscData: common.miscData };
 
+/** Why a `returnUrl` cannot be one: the cardholder's browser is sent there, so it must be an absolute web address. */
+export function returnUrlProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'must be an absolute URL (https://…)';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an http or https URL';
+  if (url.username || url.password) return 'must not carry a user name or password';
+  return undefined;
+}
+
+/**
+ * 3-D Secure for a card payment (docs/api.md, 3-D Secure): `automatic` authenticates when the card requires it or
+ * is enrolled (frictionless when the issuer allows), `challenge` always challenges an enrolled card; either way the
+ * cardholder comes back to `returnUrl` from the challenge page.
+ */
+const authentication = strictObject({
+  mode: z.enum(['automatic', 'challenge']).openapi({
+    description: 'automatic: authenticate when the card requires it or is enrolled; challenge: always challenge',
+  }),
+  returnUrl: z
+    .string()
+    .max(2048)
+    .superRefine((value, ctx) => {
+      const problem = returnUrlProblem(value);
+      if (problem)
+        ctx.addIssue({ code: 'custom', message: `returnUrl ${problem}`, params: { code: 'invalid_return_url' } });
+    })
+    .openapi({ example: 'https://shop.example.com/checkout/done' }),
+})
+  .optional()
+  .openapi('Authentication', { description: "3-D Secure: ask the cardholder's issuer to authenticate them" });
+/** An ACH debit has no cardholder to authenticate: `authentication` is refused by name, not as an unknown member. */
+const achAuthentication = z
+  .unknown()
+  .refine((value) => value === undefined, {
+    message: '3-D Secure authenticates card payments: an ACH debit takes no authentication',
+    params: { code: 'authentication_not_supported' },
+  })
+  .optional()
+  .openapi({ description: 'not accepted: 3-D Secure is for card payments' });
+
 /** The attributes of every `paymentType`, discriminated by it; amount bounds come from config. */
 export function paymentAttributesSchema(bounds: AmountBounds) {
   return z.discriminatedUnion('paymentType', [
@@ -93,6 +137,7 @@ export function paymentAttributesSchema(bounds: AmountBounds) {
       paymentType: z.literal('tokenv3'),
       ...common,
       capture,
+      authentication,
       token: cardToken,
       transaction: transaction(bounds),
       billingAddress: billingAddressWithCountry,
@@ -101,6 +146,7 @@ export function paymentAttributesSchema(bounds: AmountBounds) {
       paymentType: z.literal('tokenv3Split'),
       ...common,
       capture,
+      authentication,
       token: cardToken,
       transaction: transaction(bounds),
       billingAddress: billingAddress.optional(),
@@ -110,6 +156,7 @@ export function paymentAttributesSchema(bounds: AmountBounds) {
       paymentType: z.literal('card'),
       ...common,
       capture,
+      authentication,
       paymentMethod: strictObject({ token: tokenId }),
       transaction: transaction(bounds),
     }),
@@ -117,6 +164,7 @@ export function paymentAttributesSchema(bounds: AmountBounds) {
       paymentType: z.literal('ACH'),
       ...common,
       capture: achCapture,
+      authentication: achAuthentication,
       StandardEntryClassCode: z.enum(['WEB', 'PPD', 'CCD', 'TEL']).default('WEB'),
       bank: strictObject({
         bankName: text(200),

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { configSchema } from '../config/config';
 import { listQuery } from '../http/pagination';
+import { strictObject } from '../http/strict-body';
 import type { AmountBounds } from '../money';
 import { paymentStatuses } from '../states/payment-states';
 import {
@@ -106,9 +107,32 @@ export const paymentAttributesResponseSchema = z.object({
   }),
   capturedAt: isoTimestamp.optional().openapi({ description: 'An authorization captured: when' }),
   voidReason: z
-    .enum(['authorization_expired', 'cancelled'])
+    .enum(['authorization_expired', 'cancelled', 'authentication_abandoned'])
     .optional()
-    .openapi({ description: 'Why an authorization was voided: cancelled by a full refund, or lapsed' }),
+    .openapi({
+      description:
+        'Why a payment was voided when no client voided it: an authorization cancelled by a full refund, or lapsed; ' +
+        'a 3-D Secure challenge nobody finished in 15 minutes',
+    }),
+  nextAction: z
+    .object({ type: z.literal('redirect'), url: z.string() })
+    .optional()
+    .openapi('NextAction', {
+      description: "requires_action: send the cardholder's browser to url, the challenge page (single use, 15 minutes)",
+    }),
+  threeDSecure: z
+    .object({
+      flow: z.enum(['frictionless', 'challenge']).nullable(),
+      result: z.enum(['authenticated', 'failed', 'not_enrolled', 'abandoned']).nullable(),
+      version: z.literal('2.2.0'),
+      eci: z.string().nullable(),
+    })
+    .optional()
+    .openapi('ThreeDSecure', {
+      description:
+        'A card payment sent with authentication: how the cardholder was authenticated (result null while the ' +
+        'challenge waits)',
+    }),
   disputed: z
     .boolean()
     .optional()
@@ -396,8 +420,45 @@ export const paymentStatesRoute = createRoute({
   responses: { 200: jsonResponse('The state machine', paymentStatesSchema), ...authenticatedErrors() },
 });
 
+/** The answer of a payment's 3-D Secure challenge, as the hosted challenge page sends it (docs/api.md, 3-D Secure). */
+export const paymentAuthenticationBodySchema = strictObject({
+  data: strictObject({
+    type: z.literal('authentications').openapi({ example: 'authentications' }),
+    attributes: strictObject({
+      token: z.string().min(1).max(200).openapi({
+        description: "The challenge's single-use token: the last part of the payment's nextAction.url",
+        example: 'tds_…',
+      }),
+      outcome: z.enum(['completed', 'failed']).openapi({
+        description: 'completed: the cardholder authenticated (the payment is then authorized); failed: they did not',
+      }),
+    }),
+  }),
+}).openapi('PaymentAuthenticationRequest');
+
+export const answerPaymentAuthenticationRoute = createRoute({
+  method: 'post',
+  path: '/payments/{id}/authentication',
+  operationId: 'answerPaymentAuthentication',
+  tags: ['Payments'],
+  summary: "Answer a payment's 3-D Secure challenge (what the hosted challenge page sends)",
+  description:
+    "The sandbox's stand-in for the cardholder: the hosted page at nextAction.url calls this, and a test may too. " +
+    'completed authorizes the payment through the processor (pending, or authorized with capture: false, or ' +
+    'failed when the issuer declines); failed ends it failed, code authentication_failed. The token works once ' +
+    '(410 challenge_expired after that, or once 15 minutes have passed by the account clock); a payment not ' +
+    'waiting for its cardholder is 422 payment_not_awaiting_authentication.',
+  security: authenticated,
+  request: { params: idParam('Payment id', 'pay_…'), body: jsonBody(paymentAuthenticationBodySchema) },
+  responses: {
+    200: jsonResponse('The payment, authorized or failed', singleDocument(paymentResourceSchema)),
+    ...authenticatedBodyErrors(403, 404, 410, 422),
+  },
+});
+
 export const paymentsRoutes = [
   createPaymentRoute,
+  answerPaymentAuthenticationRoute,
   paymentStatesRoute,
   getPaymentStatusRoute,
   getPaymentRoute,

@@ -13,6 +13,7 @@ export const eventTypes = [
   'payment.voided',
   'payment.refunded',
   'payment.partially_refunded',
+  'payment.requires_action',
   'merchant.created',
   'merchant.updated',
   'merchant.status_changed',

@@ -18,6 +18,10 @@ import {
 } from './payment-states';
 
 const legalPairs: [PaymentStatus, PaymentStatus][] = [
+  ['requires_action', 'pending'],
+  ['requires_action', 'authorized'],
+  ['requires_action', 'failed'],
+  ['requires_action', 'voided'],
   ['authorized', 'pending'],
   ['authorized', 'voided'],
   ['pending', 'completed'],
@@ -44,10 +48,20 @@ const thrown = (fn: () => void): unknown => {
 };
 
 describe('payment states', () => {
-  it("has the six statuses of the spec's retrieval and `authorized`, its overview's seventh", () => {
+  it("has the six statuses of the spec's retrieval, `authorized`, its overview's seventh, and 3-D Secure's wait", () => {
     expect([...paymentStatuses].sort()).toEqual(
-      ['authorized', 'completed', 'failed', 'partial_refund', 'pending', 'refunded', 'voided'].sort(),
+      [
+        'authorized',
+        'completed',
+        'failed',
+        'partial_refund',
+        'pending',
+        'refunded',
+        'requires_action',
+        'voided',
+      ].sort(),
     );
+    expect(isPaymentStatus('requires_action')).toBe(true);
     expect(isPaymentStatus('partial_refund')).toBe(true);
     expect(isPaymentStatus('authorized')).toBe(true);
     expect(isPaymentStatus('captured')).toBe(false);
@@ -61,13 +75,15 @@ describe('payment states', () => {
     expect(paymentTransitions).toContainEqual({ from: 'pending', to: 'voided', event: 'void' });
     expect(paymentTransitions).toContainEqual({ from: 'authorized', to: 'pending', event: 'capture' });
     expect(paymentTransitions).toContainEqual({ from: 'authorized', to: 'voided', event: 'void' });
+    expect(paymentTransitions).toContainEqual({ from: 'requires_action', to: 'voided', event: 'abandon' });
+    expect(paymentTransitions).toContainEqual({ from: 'requires_action', to: 'failed', event: 'authentication_fail' });
     expect(paymentTransitions.filter(({ event }) => event === 'refund')).toHaveLength(6);
     expect(JSON.parse(JSON.stringify(paymentTransitions))).toEqual(paymentTransitions);
   });
 
-  it('checks all 49 pairs: 11 legal, 38 illegal', () => {
-    expect(allPairs).toHaveLength(49);
-    expect(illegalPairs).toHaveLength(38);
+  it('checks all 64 pairs: 15 legal, 49 illegal', () => {
+    expect(allPairs).toHaveLength(64);
+    expect(illegalPairs).toHaveLength(49);
   });
 
   it.each(legalPairs)('allows %s → %s', (from, to) => {
@@ -94,11 +110,15 @@ describe('payment states', () => {
     expect(paymentStatuses.filter(isFinalPaymentStatus)).toEqual(['failed', 'refunded', 'voided']);
   });
 
-  it('reaches pending only from authorized (a capture), and nothing returns to authorized', () => {
+  it('reaches pending only by a capture or an authentication, authorized only by an authentication', () => {
     expect(paymentTransitions.filter(({ to }) => to === 'pending')).toEqual([
+      { from: 'requires_action', to: 'pending', event: 'authenticate' },
       { from: 'authorized', to: 'pending', event: 'capture' },
     ]);
-    expect(paymentTransitions.some(({ to }) => to === 'authorized')).toBe(false);
+    expect(paymentTransitions.filter(({ to }) => to === 'authorized')).toEqual([
+      { from: 'requires_action', to: 'authorized', event: 'authenticate' },
+    ]);
+    expect(paymentTransitions.some(({ to }) => to === 'requires_action')).toBe(false);
   });
 });
 
@@ -121,16 +141,17 @@ describe('statusAfterSettlement', () => {
 describe('processing (a new payment between its phases)', () => {
   const stored: StoredPaymentStatus[] = [...paymentStatuses, 'processing'];
 
-  it('leads only to pending (captured), authorized (capture: false) or failed (declined); nothing leads to it', () => {
+  it('leads only to pending, authorized, failed or requires_action; only a completed challenge leads to it', () => {
     expect(processingTransitions).toEqual([
       { from: 'processing', to: 'pending', event: 'authorize' },
       { from: 'processing', to: 'authorized', event: 'authorize_only' },
       { from: 'processing', to: 'failed', event: 'decline' },
+      { from: 'processing', to: 'requires_action', event: 'require_action' },
+      { from: 'requires_action', to: 'processing', event: 'authenticate' },
     ]);
-    for (const to of stored) {
-      expect(canStoredTransition('processing', to)).toBe(to === 'pending' || to === 'authorized' || to === 'failed');
-    }
-    for (const from of stored) expect(canStoredTransition(from, 'processing')).toBe(false);
+    const outcomes = ['pending', 'authorized', 'failed', 'requires_action'];
+    for (const to of stored) expect(canStoredTransition('processing', to)).toBe(outcomes.includes(to));
+    for (const from of stored) expect(canStoredTransition(from, 'processing')).toBe(from === 'requires_action');
     expect(thrown(() => assertStoredTransition('processing', 'voided'))).toBeInstanceOf(ApiError);
     expect(() => assertStoredTransition('processing', 'pending')).not.toThrow();
   });

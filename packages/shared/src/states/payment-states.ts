@@ -2,6 +2,7 @@ import { ApiError } from '../errors/api-error';
 import { stateMachine, type Transition } from './machine';
 
 export const paymentStatuses = [
+  'requires_action',
   'authorized',
   'pending',
   'completed',
@@ -12,16 +13,31 @@ export const paymentStatuses = [
 ] as const;
 export type PaymentStatus = (typeof paymentStatuses)[number];
 
-export type PaymentEvent = 'capture' | 'settle' | 'ach_return' | 'void' | 'refund';
+export type PaymentEvent =
+  | 'capture'
+  | 'settle'
+  | 'ach_return'
+  | 'void'
+  | 'refund'
+  | 'authenticate'
+  | 'authentication_fail'
+  | 'abandon';
 export type PaymentTransition = Transition<PaymentStatus, PaymentEvent>;
 
 /**
  * Every legal status change (docs/design.md), served as data at GET /payments/states. `refund` covers refunds and
  * split refunds alike: the parent becomes `refunded` once they add up to the gross, `partial_refund` before.
  * A declined payment is created `failed`, which is not a transition. An authorization (`capture: false`) is
- * captured (`pending`, its money moving from then), or voided: cancelled by a full refund, or lapsed.
+ * captured (`pending`, its money moving from then), or voided: cancelled by a full refund, or lapsed. A card payment
+ * that waits for its cardholder's 3-D Secure challenge (`requires_action`) is authorized once they complete it
+ * (`pending`, or `authorized` with `capture: false`), or declined by the issuer or by a failed challenge (`failed`),
+ * or voided when nobody finishes the challenge in time (`voidReason` `authentication_abandoned`).
  */
 export const paymentTransitions: readonly PaymentTransition[] = [
+  { from: 'requires_action', to: 'pending', event: 'authenticate' },
+  { from: 'requires_action', to: 'authorized', event: 'authenticate' },
+  { from: 'requires_action', to: 'failed', event: 'authentication_fail' },
+  { from: 'requires_action', to: 'voided', event: 'abandon' },
   { from: 'authorized', to: 'pending', event: 'capture' },
   { from: 'authorized', to: 'voided', event: 'void' },
   { from: 'pending', to: 'completed', event: 'settle' },
@@ -42,17 +58,20 @@ export const paymentTransitions: readonly PaymentTransition[] = [
 export const PROCESSING = 'processing';
 /** What the `status` column holds: a served status, or `processing`. */
 export type StoredPaymentStatus = PaymentStatus | typeof PROCESSING;
-export type PaymentOutcomeEvent = 'authorize' | 'authorize_only' | 'decline';
+export type PaymentOutcomeEvent = 'authorize' | 'authorize_only' | 'decline' | 'require_action' | 'authenticate';
 
 /**
- * The only ways out of `processing`, and nothing leads into it (a record is inserted `processing`): the processor's
- * outcome (phase 3, or recovery) makes the payment `pending` (`authorized` when it was asked not to capture) or
- * `failed`. Not served at GET /payments/states.
+ * The ways out of `processing`: the processor's outcome (phase 3, or recovery) makes the payment `pending`
+ * (`authorized` when it was asked not to capture) or `failed`, or, when the issuer asks the cardholder first,
+ * `requires_action`. One way in besides a new record's claim: a completed 3-D Secure challenge takes its payment
+ * `processing` while the processor authorizes it. Not served at GET /payments/states.
  */
 export const processingTransitions: readonly Transition<StoredPaymentStatus, PaymentOutcomeEvent>[] = [
   { from: PROCESSING, to: 'pending', event: 'authorize' },
   { from: PROCESSING, to: 'authorized', event: 'authorize_only' },
   { from: PROCESSING, to: 'failed', event: 'decline' },
+  { from: PROCESSING, to: 'requires_action', event: 'require_action' },
+  { from: 'requires_action', to: PROCESSING, event: 'authenticate' },
 ];
 
 /** The status a client sees: `processing` reads `pending` (the payment is not decided yet). */

@@ -14,6 +14,8 @@ export function consoleApi(
   deps: Pick<GatewayDeps, 'config' | 'upstreams'>,
   account: { id: string; clockOffsetSeconds: number },
   requestId: string,
+  /** Who calls, as the services see the caller's app: the console, or another of the gateway's pages. */
+  appId = 'console',
 ) {
   const prefixes = forwardedPrefixes(serviceRoutes).filter((prefix) => !prefix.asOperator);
   async function send(
@@ -38,7 +40,7 @@ export function consoleApi(
       method,
       headers,
       body,
-      caller: { accountId: account.id, appId: 'console', clockOffsetSeconds: account.clockOffsetSeconds, requestId },
+      caller: { accountId: account.id, appId, clockOffsetSeconds: account.clockOffsetSeconds, requestId },
     });
   }
   async function call<T = unknown>(

@@ -23,7 +23,32 @@ export type CardAuthorizationRequest = {
   amount: number;
   billingAddress: schema.BillingAddress | null;
   now: Date;
+  /**
+   * The cardholder's 3-D Secure authentication, when the payment asked for it and the issuer authenticated them
+   * (frictionless, or a completed challenge): an issuer that requires authentication declines without it.
+   */
+  authenticated?: { eci: string };
 };
+
+/** A card's 3-D Secure authentication, asked of the issuer's directory before authorizing (docs/api.md). */
+export type AuthenticationRequest = {
+  paymentId: string;
+  card: { number: string };
+  /** `automatic`: frictionless when the issuer allows; `challenge`: always challenge an enrolled card. */
+  mode: 'automatic' | 'challenge';
+};
+
+/**
+ * The issuer's answer: the cardholder must answer a challenge first; authenticated with no page (`frictionless`,
+ * with the ECI to authorize with); or the card is not enrolled, and the payment goes on without authentication.
+ */
+export type AuthenticationDecision =
+  | { flow: 'challenge' }
+  | { flow: 'frictionless'; eci: string }
+  | { flow: 'not_enrolled' };
+
+/** The ECI of a payment its cardholder authenticated on a challenge (Visa's, as the sandbox answers). */
+export const CHALLENGE_ECI = '05';
 
 export type CardAuthorization = {
   approved: boolean;
@@ -49,8 +74,15 @@ export type AchDebitRequest = {
 
 export type AchOutcome = { accepted: boolean; code: string; message: string };
 
-/** What the processor answered about a payment, asked again by the payment's id. */
-export type ProcessorAnswer = { rail: 'card'; authorization: CardAuthorization } | { rail: 'ach'; outcome: AchOutcome };
+/**
+ * What the processor answered about a payment, asked again by the payment's id: a card's authorization (with its
+ * 3-D Secure authentication when it was asked for: `authentication`), a card whose cardholder must answer a
+ * challenge before anything is authorized, or an ACH debit's acceptance.
+ */
+export type ProcessorAnswer =
+  | { rail: 'card'; authorization: CardAuthorization; authentication?: AuthenticationDecision }
+  | { rail: 'card'; challenge: true }
+  | { rail: 'ach'; outcome: AchOutcome };
 
 /** The ACH return an entry gets when it settles (NACHA return reason codes). */
 export type AchReturn = { code: 'R01' | 'R02' | 'R03' | 'R04'; message: string };
@@ -76,6 +108,11 @@ export type DisputeDecision = { outcome: 'won' | 'lost'; decidedAt: Date };
 /** A card network and ACH operator; the sandbox stands in for one unless a real connector is passed. */
 export interface Processor {
   authorizeCard(request: CardAuthorizationRequest): Promise<CardAuthorization>;
+  /**
+   * 3-D Secure: whether the card's issuer authenticates its cardholder with a challenge, with none (frictionless),
+   * or not at all (not enrolled). A challenge is remembered as the payment's answer (`lookup`) until it is authorized.
+   */
+  authenticateCard(request: AuthenticationRequest): Promise<AuthenticationDecision>;
   /** Accepts an ACH debit for origination, or refuses it at once (e.g. a known insufficient-funds account). */
   debitAch(request: AchDebitRequest): Promise<AchOutcome>;
   /**

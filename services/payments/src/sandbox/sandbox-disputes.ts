@@ -31,10 +31,14 @@ const { sandboxDisputes } = schema;
 export class SandboxDisputes {
   constructor(private readonly db: Db | undefined) {}
 
-  /** Notes an approved payment of a dispute card (nothing for any other card, and nothing without a database). */
-  async noteApproval(paymentId: string, number: string, now: Date): Promise<void> {
+  /**
+   * Notes an approved payment of a dispute card (nothing for any other card, and nothing without a database). A
+   * payment its cardholder authenticated (3-D Secure) is never disputed as fraudulent: the liability shifted.
+   */
+  async noteApproval(paymentId: string, number: string, now: Date, options = { authenticated: false }): Promise<void> {
     const card = SANDBOX_DISPUTE_CARDS[number];
     if (!card || !this.db) return;
+    if (options.authenticated && card.reason === 'fraudulent') return;
     await this.db
       .insert(sandboxDisputes)
       .values({ paymentId, phase: card.phase, reason: card.reason, createdAt: now })

@@ -5,6 +5,8 @@ import type {
   AchDebitRequest,
   AchOutcome,
   AchReturn,
+  AuthenticationDecision,
+  AuthenticationRequest,
   AvsResult,
   CardAuthorization,
   CardAuthorizationRequest,
@@ -48,6 +50,27 @@ export const SANDBOX_DECLINES: Readonly<Record<string, Decline>> = {
   '4000000000000119': { code: '96', message: 'Processing error' },
 };
 
+/**
+ * The 3-D Secure cards (docs/api.md, 3-D Secure): how the issuer authenticates each, and whether it requires it (a
+ * payment without `authentication` is declined `authentication_required`). Every other card is not enrolled; the
+ * fraudulent-chargeback card is enrolled frictionless, so an authenticated payment of it shows the liability shift.
+ */
+export const SANDBOX_3DS_CARDS: Readonly<Record<string, { flow: 'challenge' | 'frictionless'; required: boolean }>> = {
+  '4000002760003184': { flow: 'challenge', required: true },
+  '4000008400001629': { flow: 'challenge', required: true },
+  '4000000000003055': { flow: 'frictionless', required: false },
+  '4000000000000259': { flow: 'frictionless', required: false },
+};
+/** The card whose challenge completes and whose authorization is then declined (insufficient funds). */
+export const SANDBOX_3DS_DECLINED_AFTER_CHALLENGE = '4000008400001629';
+/** The ECI of a frictionless authentication. */
+export const FRICTIONLESS_ECI = '05';
+
+const AUTHENTICATION_REQUIRED: Decline = {
+  code: 'authentication_required',
+  message: 'The issuer requires the cardholder to authenticate (3-D Secure)',
+};
+
 /** Approved cards whose AVS result is fixed whatever the address (docs/design.md). */
 export const SANDBOX_AVS_RESULTS: Readonly<Record<string, AvsResult>> = {
   '4000000000000010': 'N',
@@ -57,6 +80,7 @@ export const SANDBOX_AVS_RESULTS: Readonly<Record<string, AvsResult>> = {
 };
 
 const EXPIRED: Decline = { code: '54', message: 'Expired card' };
+const INSUFFICIENT_FUNDS: Decline = { code: '51', message: 'Insufficient funds' };
 const INVALID_NUMBER: Decline = { code: '14', message: 'Invalid card number' };
 
 const given = (value: string | undefined) => value !== undefined && value.trim() !== '';
@@ -103,10 +127,24 @@ export class SandboxProcessor implements Processor {
   async authorizeCard(request: CardAuthorizationRequest): Promise<CardAuthorization> {
     const authorization = this.decideCard(request);
     if (authorization.approved) {
-      await this.network.noteApproval(request.paymentId, normalizeCardNumber(request.card.number), request.now);
+      // Liability shift: the network opens no fraudulent dispute on a payment its cardholder authenticated.
+      await this.network.noteApproval(request.paymentId, normalizeCardNumber(request.card.number), request.now, {
+        authenticated: request.authenticated !== undefined,
+      });
     }
     await this.answer(request.paymentId, { rail: 'card', authorization });
     return authorization;
+  }
+
+  /** By `SANDBOX_3DS_CARDS`: a challenge is remembered as the payment's answer until the payment is authorized. */
+  async authenticateCard(request: AuthenticationRequest): Promise<AuthenticationDecision> {
+    const card = SANDBOX_3DS_CARDS[normalizeCardNumber(request.card.number)];
+    if (!card) return { flow: 'not_enrolled' };
+    if (card.flow === 'challenge' || request.mode === 'challenge') {
+      await this.answer(request.paymentId, { rail: 'card', challenge: true });
+      return { flow: 'challenge' };
+    }
+    return { flow: 'frictionless', eci: FRICTIONLESS_ECI };
   }
 
   disputes(query: { accountId?: string; now: Date }): Promise<NetworkDispute[]> {
@@ -159,6 +197,8 @@ export class SandboxProcessor implements Processor {
     if (isCardExpired(request.card.expiry, request.now)) return decline(EXPIRED);
     const issuerDecline = SANDBOX_DECLINES[number];
     if (issuerDecline) return decline(issuerDecline);
+    if (SANDBOX_3DS_CARDS[number]?.required && !request.authenticated) return decline(AUTHENTICATION_REQUIRED);
+    if (number === SANDBOX_3DS_DECLINED_AFTER_CHALLENGE) return decline(INSUFFICIENT_FUNDS);
 
     return {
       approved: true,

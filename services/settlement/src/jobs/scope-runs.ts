@@ -16,6 +16,7 @@ export async function settleScope({ deps, payload, log, signal }: ScopeJob): Pro
   deps.metrics?.settlementRecords.inc({ outcome: 'settled' }, result.settled);
   deps.metrics?.settlementRecords.inc({ outcome: 'returned' }, result.returned);
   deps.metrics?.settlementRecords.inc({ outcome: 'authorization_expired' }, result.expired);
+  deps.metrics?.settlementRecords.inc({ outcome: 'authentication_abandoned' }, result.abandoned);
 }
 
 /** The disputes of the job's scope: the network's new ones stored, the due ones lost or decided (`runDisputes`). */

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, foreignKey, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { bigint, boolean, foreignKey, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { StoredPaymentStatus } from '../../states/payment-states';
 import { accounts } from './accounts';
 import { type BillingAddress, ts } from './columns';
@@ -29,6 +29,24 @@ export type CardSnapshot = { brand: string; last4: string; expiry: string; holde
  * taken back and not returned (a chargeback's amount until it is won; 0 for an inquiry), which refunds cannot take.
  */
 export type DisputeMark = { id: string; withdrawn: number };
+
+/**
+ * A card payment's 3-D Secure (docs/design.md, 3-D Secure): how the cardholder was authenticated (`frictionless`:
+ * by the issuer, no page; `challenge`: on the hosted challenge page; null: not enrolled, so not at all), with what
+ * result, under which protocol version, and the ECI the issuer gave an authenticated payment.
+ */
+export type ThreeDSecure = {
+  flow: 'frictionless' | 'challenge' | null;
+  result: 'authenticated' | 'failed' | 'not_enrolled' | 'abandoned' | null;
+  version: '2.2.0';
+  eci: string | null;
+};
+
+/** A card payment's `authentication` as its request gave it. */
+export type AuthenticationRequested = { mode: 'automatic' | 'challenge'; returnUrl: string };
+
+/** What a payment waiting for its cardholder asks the client to do: send them to the challenge page. */
+export type NextAction = { type: 'redirect'; url: string };
 /** ACH bank details as shown on retrieval; the full account number never lands here. */
 export type BankSnapshot = {
   bankName: string;
@@ -122,9 +140,18 @@ const paymentColumns = () => ({
   /** An authorization captured: when (its settlement counts from here). */
   capturedAt: ts('captured_at'),
   /** Why a record was voided when no client asked (`authorization_expired`); null otherwise. */
-  voidReason: text('void_reason').$type<'authorization_expired' | 'cancelled'>(),
+  voidReason: text('void_reason').$type<'authorization_expired' | 'cancelled' | 'authentication_abandoned'>(),
   /** A card payment's disputes, oldest first; null until its first (docs/design.md, Disputes). */
   disputes: jsonb('disputes').$type<DisputeMark[]>(),
+  /**
+   * A card payment sent with `authentication` (3-D Secure): the request as given, kept so a challenge is made alike
+   * whether phase 3 or recovery records it, and so its page knows where to send the cardholder back.
+   */
+  authentication: jsonb('authentication').$type<AuthenticationRequested>(),
+  /** A card payment sent with `authentication`: how it went; null for every other payment. */
+  threeDSecure: jsonb('three_d_secure').$type<ThreeDSecure>(),
+  /** While `requires_action`: where the cardholder goes to answer the challenge; null otherwise. */
+  nextAction: jsonb('next_action').$type<NextAction>(),
   createdAt: ts('created_at').notNull(),
   updatedAt: ts('updated_at').notNull(),
 });
@@ -177,6 +204,11 @@ export const payments = pgTable('payments', paymentColumns(), (t) => [
   index('payments_due_idx').on(t.settleAt, t.id).where(sql.raw(dueCondition())),
   /** The same, for the pass of one account whose sandbox clock is ahead of everyone's. */
   index('payments_account_due_idx').on(t.accountId, t.settleAt, t.id).where(sql.raw(dueCondition())),
+  /**
+   * What recovery reads of `payments`: the payments a crash left between a completed 3-D Secure challenge and their
+   * authorization (the only rows with `status = 'processing'`; a new payment waits in `payment_claims`).
+   */
+  index('payments_processing_idx').on(t.processingSince, t.id).where(sql`status = 'processing'`),
   /** What the expiry sweep claims: authorizations by when they lapse (the only rows with `status = 'authorized'`). */
   index('payments_authorized_expiry_idx').on(t.authorizationExpiresAt, t.id).where(sql`status = 'authorized'`),
   /** The same, for the sweep of one account whose sandbox clock is ahead of everyone's. */
@@ -196,3 +228,29 @@ export type NewPayment = typeof payments.$inferInsert;
  * that takes the claim), no counts. Recovery reads it whole, oldest first.
  */
 export const paymentClaims = pgTable('payment_claims', paymentColumns());
+
+/**
+ * The open 3-D Secure challenges (docs/design.md, 3-D Secure): one per payment that waits `requires_action`, found
+ * by its single-use token (the hosted page's link) and deleted when the challenge is answered or abandoned, so a
+ * link works once. `expiresAt` is by the account's clock (15 minutes from the payment's creation); the clock tick
+ * abandons the challenges it has passed, along `challenges_expiry_idx`.
+ */
+export const paymentChallenges = pgTable(
+  'payment_challenges',
+  {
+    paymentId: text('payment_id')
+      .primaryKey()
+      .references(() => payments.id),
+    accountId: text('account_id').notNull(),
+    /** `tds_…`, random: the challenge page's link. */
+    token: text('token').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('payment_challenges_token_idx').on(t.token),
+    index('payment_challenges_expiry_idx').on(t.expiresAt, t.paymentId),
+    index('payment_challenges_account_expiry_idx').on(t.accountId, t.expiresAt, t.paymentId),
+  ],
+);
+
+export type PaymentChallenge = typeof paymentChallenges.$inferSelect;

@@ -9,8 +9,8 @@ import { CENSOR, isSecretField } from '@pps/shared/logger';
  *
  * - 12 to 19 digits (in groups parted by spaces or dashes, or not) that pass the Luhn check: a card number;
  * - the platform's own secrets by their prefix: API keys `sk_test_…`/`sk_live_…`, app keys `ak_…`, webhook signing
- *   secrets `whsec_…`, checkout client secrets `cs_secret_…`, console cookies `cs_console_…`; and JWTs (`eyJ….….…`),
- *   which app tokens are;
+ *   secrets `whsec_…`, checkout client secrets `cs_secret_…`, console cookies `cs_console_…`, 3-D Secure challenge
+ *   links' tokens `tds_…`; and JWTs (`eyJ….….…`), which app tokens are;
  * - an SSN or EIN as written with its dashes (`123-45-6789`, `12-3456789`);
  * - any run of 9 or more digits: an SSN, an EIN or a routing number without dashes, a long account number. Fields
  *   whose digits are figures the platform wrote (amounts in cents, ACH trace numbers) are spared this one rule.
@@ -44,7 +44,7 @@ const FIGURE_FIELDS = new Set(
 /** A whole string that is one of our ids, a UUID (an idempotency key) or a timestamp: never a secret, left as it is. */
 const HARMLESS =
   /^(?:[a-z]{2,5}_[0-9a-hjkmnp-tv-z]{26}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))$/i;
-const PREFIXED = /(?:sk_(?:test|live)_|whsec_|cs_secret_|cs_console_|(?<![A-Za-z0-9])ak_(?=[\w-]{20}))[\w\-+/=]+/g;
+const PREFIXED = /(?:sk_(?:test|live)_|whsec_|cs_secret_|cs_console_|tds_|(?<![A-Za-z0-9])ak_(?=[\w-]{20}))[\w\-+/=]+/g;
 const JWT = /eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
 /** Digits, in groups parted by one space or dash: where a card number may be, alone or among other numbers. */
 const DIGIT_GROUPS = /\d+(?:[ -]\d+)*/g;
@@ -55,7 +55,7 @@ const LONG_DIGITS = /\d{9,}/g;
  * body: names, ids, URLs, timestamps, amounts), and is left without another.
  */
 const SUSPECT =
-  /\d{9}|\d(?:[ -]?\d){11}|\d{3}-\d{2}-\d{4}|\d{2}-\d{7}|sk_(?:test|live)_|whsec_|cs_(?:secret|console)_|ak_|eyJ/;
+  /\d{9}|\d(?:[ -]?\d){11}|\d{3}-\d{2}-\d{4}|\d{2}-\d{7}|sk_(?:test|live)_|whsec_|cs_(?:secret|console)_|tds_|ak_|eyJ/;
 
 /**
  * A run of digit groups with every card number in it redacted: each stretch of whole groups holding 12 to 19 digits

@@ -1,4 +1,5 @@
 import {
+  answerPaymentAuthenticationRoute,
   createPaymentRouteFor,
   getPaymentRoute,
   getPaymentStatusRoute,
@@ -9,8 +10,9 @@ import {
 } from '@pps/shared/contract';
 import { absoluteUrl, list, type ServiceApp, type ServiceDeps } from '@pps/shared/http';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { answerChallenge } from '../authenticate/answer-challenge.usecases';
 import { ledgerEntriesDocument } from '../model/ledger-entries.presenter';
-import { paymentDocument } from '../model/payments.presenter';
+import { paymentDocument, paymentResource } from '../model/payments.presenter';
 import {
   createPayment,
   getPayment,
@@ -42,6 +44,13 @@ export function registerPaymentRoutes(app: ServiceApp, deps: ServiceDeps, engine
     else deps.metrics?.payments.inc({ type: input.attributes.paymentType, outcome: outcomeOf(result.status) });
     // The body is the stored response: a payment document (201) or an error document (402, 422).
     return c.json(result.body, result.status as ContentfulStatusCode) as never;
+  });
+
+  app.openapi(answerPaymentAuthenticationRoute, async (c) => {
+    const ctx = c.get('ctx');
+    const { token, outcome } = c.req.valid('json').data.attributes;
+    const payment = await answerChallenge({ ctx, input: { ...c.req.valid('param'), token, outcome }, deps: engines });
+    return c.json(paymentDocument(base, paymentResource(payment, [], ctx.clock.now())), 200);
   });
 
   // Before /payments/{id}, so "states" is never taken for an id.

@@ -1,6 +1,6 @@
 import { settleAtFor } from '@pps/shared/clock';
 import type { EventType, WriteEventInput } from '@pps/shared/events';
-import { ownedBy, type ServiceContext } from '@pps/shared/http';
+import { ApiError, ownedBy, type ServiceContext } from '@pps/shared/http';
 import { newId } from '@pps/shared/ids';
 import type { LedgerLine, MerchantBucket, PostInput, PostingKind, Rail } from '@pps/shared/ledger';
 import { type PaymentStatus, PROCESSING } from '@pps/shared/states';
@@ -25,6 +25,15 @@ export function judgeParent(
   children: PaymentChild[],
 ): LockedParent {
   const parent = ownedBy(found, ctx, 'payment', id, { pointer: childPointers.parentPaymentId });
+  // Nothing was authorized yet: no refund, capture, void or split can take from it.
+  if (parent.status === 'requires_action') {
+    throw new ApiError({
+      status: 422,
+      code: 'payment_requires_action',
+      detail: `Payment ${parent.id} waits for its cardholder's 3-D Secure authentication: nothing is authorized yet`,
+      pointer: childPointers.parentPaymentId,
+    });
+  }
   return { parent, children };
 }
 

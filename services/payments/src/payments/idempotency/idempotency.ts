@@ -211,8 +211,11 @@ export function replayOf(held: KeyRow, hash: string, given: GivenKey, baseUrl: s
   return answer;
 }
 
-/** The events whose resource a new payment's 201 answered with: an approved payment's first event is one of them. */
-const APPROVED_FIRST_EVENTS = new Set(['payment.created', 'payment.authorized']);
+/**
+ * The events whose resource a new payment's 201 answered with: an approved payment's first event is one of them,
+ * and so is a payment's that waited for its cardholder's 3-D Secure challenge (its replays answer that wait).
+ */
+const APPROVED_FIRST_EVENTS = new Set(['payment.created', 'payment.authorized', 'payment.requires_action']);
 
 /**
  * A held key's answer, or undefined while its payment is in flight. Stored on the key, for every answer but a new

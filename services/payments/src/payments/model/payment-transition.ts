@@ -1,6 +1,11 @@
 import type { DbOrTx, Part } from '@pps/shared/db';
 import { schema, textArray, texts } from '@pps/shared/db';
-import { assertStoredTransition, type PaymentStatus, statusAfterSettlement } from '@pps/shared/states';
+import {
+  assertStoredTransition,
+  type PaymentStatus,
+  type StoredPaymentStatus,
+  statusAfterSettlement,
+} from '@pps/shared/states';
 import { and, type Column, eq, sql } from 'drizzle-orm';
 
 const { payments } = schema;
@@ -28,6 +33,14 @@ export type TransitionColumns = Partial<
     | 'net'
     | 'capturedAt'
     | 'settleAt'
+    // An authorization's outcome (a 3-D Secure payment authorized after its challenge), and its 3-D Secure.
+    | 'authCode'
+    | 'avsResult'
+    | 'card'
+    | 'authorizationExpiresAt'
+    | 'threeDSecure'
+    | 'nextAction'
+    | 'processingSince'
   >
 >;
 
@@ -38,7 +51,7 @@ export type TransitionColumns = Partial<
  */
 export async function transitionPayment(
   tx: DbOrTx,
-  input: { payment: Payment; to: PaymentStatus; at: Date; set?: TransitionColumns },
+  input: { payment: Payment; to: StoredPaymentStatus; at: Date; set?: TransitionColumns },
 ): Promise<Payment> {
   const { payment, to, at, set } = input;
   assertStoredTransition(payment.status, to);

@@ -120,6 +120,8 @@ export function paymentResource(payment: Payment, children: PaymentChild[], now:
         : {}),
       ...(payment.capturedAt ? { capturedAt: payment.capturedAt.toISOString() } : {}),
       ...(payment.voidReason ? { voidReason: payment.voidReason } : {}),
+      ...(payment.nextAction ? { nextAction: payment.nextAction } : {}),
+      ...(payment.threeDSecure ? { threeDSecure: payment.threeDSecure } : {}),
       ...(payment.paymentType === 'card' && !payment.parentPaymentId
         ? { disputed: (payment.disputes?.length ?? 0) > 0, disputes: (payment.disputes ?? []).map((mark) => mark.id) }
         : {}),

@@ -80,7 +80,8 @@ export type PaymentOutcome = Pick<
   | 'authorizationExpiresAt'
   | 'failedAt'
   | 'updatedAt'
->;
+> &
+  Partial<Pick<Payment, 'threeDSecure' | 'nextAction'>>;
 const outcomeKeys = [
   'status',
   'code',
@@ -92,6 +93,8 @@ const outcomeKeys = [
   'authorizationExpiresAt',
   'failedAt',
   'updatedAt',
+  'threeDSecure',
+  'nextAction',
 ] as const satisfies readonly (keyof PaymentOutcome)[];
 const column = (key: keyof Payment) => `"${payments[key].name}"`;
 /**
@@ -129,7 +132,7 @@ export function recordClaimsPart(outcomes: { id: string; outcome: PaymentOutcome
       ...outcomeKeys.map((key) =>
         outcomes.map(({ outcome }) => {
           const value = outcome[key];
-          return value === null ? null : String(payments[key].mapToDriverValue(value as never));
+          return value == null ? null : String(payments[key].mapToDriverValue(value as never));
         }),
       ),
     ],

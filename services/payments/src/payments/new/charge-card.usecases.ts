@@ -9,7 +9,7 @@ import { type ChargeableCard, loadCardsForCharge } from '../../tokens/tokens.rep
 import { paymentErrors, pointers } from '../model/payments.errors';
 import { findMerchants, type MerchantForPayment, type NewPayment } from '../model/payments.repository';
 import { judgeMerchant, moneyColumns, priceOf } from '../model/pricing';
-import { authorizeCard, type PhaseDeps, phasesOf } from './phases';
+import { authenticateAndAuthorize, authorizeCard, type PhaseDeps, phasesOf } from './phases';
 import type { Phased } from './run-in-phases';
 
 export type CardPaymentInput = PaymentInputOf<'tokenv3'> | PaymentInputOf<'tokenv3Split'> | PaymentInputOf<'card'>;
@@ -102,6 +102,7 @@ export async function beginCharge({
     billingAddress: charge.billingAddress,
     avsRequested: charge.useAVS,
     captureRequested: input.capture !== false,
+    authentication: input.authentication ?? null,
     miscData: input.miscData ?? null,
     requestId: ctx.requestId,
     createdAt: now,
@@ -114,5 +115,14 @@ export async function beginCharge({
     billingAddress: charge.billingAddress,
     now,
   };
-  return phasesOf(deps, ctx, payment, now, () => authorizeCard(deps, request));
+  const { authentication } = input;
+  return phasesOf(
+    deps,
+    ctx,
+    payment,
+    now,
+    authentication
+      ? () => authenticateAndAuthorize(deps, request, authentication.mode)
+      : () => authorizeCard(deps, request),
+  );
 }

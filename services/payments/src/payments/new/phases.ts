@@ -30,6 +30,28 @@ export const claimNewPayment = (
 export const authorizeCard = (deps: PhaseDeps, request: CardAuthorizationRequest): Promise<ProcessorAnswer> =>
   deps.outcomes.expecting(async () => ({ rail: 'card', authorization: await deps.processor.authorizeCard(request) }));
 
+/**
+ * Phase 2 of a card payment sent with `authentication` (docs/api.md, 3-D Secure): the issuer's directory is asked
+ * first. A challenge authorizes nothing yet: the answer says so, and phase 3 records the payment `requires_action`.
+ * Frictionless, the card is authorized as authenticated; not enrolled, it is authorized as it would be without.
+ */
+export const authenticateAndAuthorize = (
+  deps: PhaseDeps,
+  request: CardAuthorizationRequest,
+  mode: 'automatic' | 'challenge',
+): Promise<ProcessorAnswer> =>
+  deps.outcomes.expecting(async () => {
+    const authentication = await deps.processor.authenticateCard({
+      paymentId: request.paymentId,
+      card: { number: request.card.number },
+      mode,
+    });
+    if (authentication.flow === 'challenge') return { rail: 'card', challenge: true };
+    const authenticated = authentication.flow === 'frictionless' ? { eci: authentication.eci } : undefined;
+    const authorization = await deps.processor.authorizeCard({ ...request, authenticated });
+    return { rail: 'card', authorization, authentication };
+  });
+
 /** Phase 2 of an ACH debit: the processor accepts or refuses the debit, as `authorizeCard` asks for a card. */
 export const debitAch = (deps: PhaseDeps, request: AchDebitRequest): Promise<ProcessorAnswer> =>
   deps.outcomes.expecting(async () => ({ rail: 'ach', outcome: await deps.processor.debitAch(request) }));

@@ -6,6 +6,7 @@ import {
   type Db,
   type Part,
   pipelinedTransaction,
+  type schema,
   sendTogether,
   type Tx,
 } from '@pps/shared/db';
@@ -14,9 +15,16 @@ import { type PostInput, postingsPart } from '@pps/shared/ledger';
 import type { Logger } from '@pps/shared/logger';
 import { assertStoredTransition, PROCESSING } from '@pps/shared/states';
 import { avsAccepted } from '../../processor/avs-policy';
-import type { ProcessorAnswer } from '../../processor/processor';
+import type { AuthenticationDecision, ProcessorAnswer } from '../../processor/processor';
 import { answersInFlightPart, type StoredResponse } from '../idempotency/idempotency.repository';
 import { capturePosting } from '../model/capture-posting';
+import {
+  challengesInsertPart,
+  challengeUrl,
+  type NewChallenge,
+  newChallenge,
+  THREE_DS_VERSION,
+} from '../model/challenges';
 import { errorDocumentBody, type FailedTransaction, paymentErrors } from '../model/payments.errors';
 import { paymentDocument, paymentResource } from '../model/payments.presenter';
 import {
@@ -35,6 +43,11 @@ const APPROVED_CODE = '0';
 const AVS_REFUSED = { code: 'AVS', message: 'Address verification failed' } as const;
 /** How a record reads between its phases (served as `pending`, undecided). */
 const AWAITING = { code: 'pending', message: 'Awaiting the processor' } as const;
+/** How a record reads while its cardholder has its 3-D Secure challenge to answer. */
+const AWAITING_CARDHOLDER = {
+  code: 'requires_action',
+  message: "Awaiting the cardholder's 3-D Secure authentication",
+} as const;
 /** A record recovery found `processing` and the processor knew nothing of: it was never charged. */
 export const ABANDONED = {
   code: 'processing_abandoned',
@@ -98,6 +111,7 @@ export async function recordOutcomes(
   const outcomes: { id: string; outcome: PaymentOutcome }[] = [];
   const events: WriteEventInput[] = [];
   const captures: PostInput[] = [];
+  const challenges: NewChallenge[] = [];
   const stored: { paymentId: string; response: StoredResponse }[] = [];
   const answers = items.map(({ claimed, answer, now }) => {
     const payment = open.get(claimed.id);
@@ -105,34 +119,18 @@ export async function recordOutcomes(
     open.delete(claimed.id); // an id twice in a batch is recorded once
     const merchant = merchants.get(payment.merchantId);
     if (!merchant) throw new Error(`payment ${payment.id}: merchant ${payment.merchantId} not found`);
-    const decided = decide(payment, merchant, answer);
-    const approved = decided.error === undefined;
-    // Asked to authorize only (`capture: false`): no money moves until a capture, so no settlement date yet.
-    const captured = approved && payment.captureRequested !== false;
-    const authorized = approved && !captured;
-    const changes: PaymentOutcome = {
-      ...decided.columns,
-      status: captured ? 'pending' : authorized ? 'authorized' : 'failed',
-      settleAt: captured ? settleAtFor(payment.createdAt, settlementDays(ctx.config, payment)) : null,
-      // From the authorization's own time (the account's clock when it was made), whoever records the outcome.
-      authorizationExpiresAt: authorized
-        ? new Date(payment.createdAt.getTime() + ctx.config.CARD_AUTHORIZATION_DAYS * DAY_MS)
-        : null,
-      failedAt: approved ? null : now,
-      updatedAt: now,
-    };
-    assertStoredTransition(payment.status, changes.status);
-    const recorded: Payment = { ...payment, ...changes, processingSince: null };
-    const resource = paymentResource(recorded, [], now);
+    const decided = outcomeOf(ctx.config, payment, merchant, answer, now);
+    const { changes, resource, challenge } = decided;
+    if (challenge) challenges.push(challenge);
     outcomes.push({ id: payment.id, outcome: changes });
     events.push({
       accountId: payment.accountId,
-      type: captured ? 'payment.created' : authorized ? 'payment.authorized' : 'payment.failed',
+      type: decided.eventType,
       resource,
       previousStatus: null,
       requestId: payment.requestId,
     });
-    if (captured) captures.push(capturePosting(payment, now, changes.settleAt ?? now));
+    if (decided.capture) captures.push(decided.capture);
     ctx.log.info(
       {
         paymentId: payment.id,
@@ -140,7 +138,7 @@ export async function recordOutcomes(
         requestType: payment.requestType,
         status: changes.status,
       },
-      captured ? 'payment accepted' : authorized ? 'payment authorized' : 'payment failed',
+      LOG_LINES[decided.eventType],
     );
     const requestId = payment.requestId ?? '';
     const response = decided.error
@@ -156,11 +154,71 @@ export async function recordOutcomes(
     ...firstEventsParts(events),
     ...postingsPart(captures).parts,
     ...(stored.length > 0 ? [answersInFlightPart(stored)] : []),
+    ...(challenges.length > 0 ? [challengesInsertPart(challenges)] : []),
   ];
   return { answers, writes };
 }
 
 const DAY_MS = 86_400_000;
+
+type OutcomeEventType = 'payment.requires_action' | 'payment.created' | 'payment.authorized' | 'payment.failed';
+const LOG_LINES: Record<OutcomeEventType, string> = {
+  'payment.requires_action': 'payment requires action',
+  'payment.created': 'payment accepted',
+  'payment.authorized': 'payment authorized',
+  'payment.failed': 'payment failed',
+};
+
+/**
+ * What the processor's answer makes of a payment (phase 3 of a new one, recovery, or a completed 3-D Secure
+ * challenge): its outcome columns, the record as they leave it and its resource, its event, its capture posting when
+ * money moves, the challenge to open when its cardholder must answer one, and the refusal when it was refused.
+ */
+export function outcomeOf(
+  config: Config,
+  payment: Payment,
+  merchant: MerchantForPayment,
+  answer: ProcessorAnswer | null,
+  now: Date,
+) {
+  const challenge = answer?.rail === 'card' && 'challenge' in answer ? newChallenge(config, payment) : undefined;
+  const decided = challenge ? awaitChallenge(payment, challenge) : decide(payment, merchant, answer);
+  const approved = !challenge && decided.error === undefined;
+  // Asked to authorize only (`capture: false`): no money moves until a capture, so no settlement date yet.
+  const captured = approved && payment.captureRequested !== false;
+  const authorized = approved && !captured;
+  const changes: PaymentOutcome = {
+    threeDSecure: null,
+    nextAction: null,
+    ...decided.columns,
+    status: challenge ? 'requires_action' : captured ? 'pending' : authorized ? 'authorized' : 'failed',
+    settleAt: captured ? settleAtFor(payment.createdAt, settlementDays(config, payment)) : null,
+    // From the authorization's own time (the account's clock when it was made), whoever records the outcome.
+    authorizationExpiresAt: authorized
+      ? new Date(payment.createdAt.getTime() + config.CARD_AUTHORIZATION_DAYS * DAY_MS)
+      : null,
+    failedAt: approved || challenge ? null : now,
+    updatedAt: now,
+  };
+  assertStoredTransition(payment.status, changes.status);
+  const recorded: Payment = { ...payment, ...changes, processingSince: null };
+  const eventType: OutcomeEventType = challenge
+    ? 'payment.requires_action'
+    : captured
+      ? 'payment.created'
+      : authorized
+        ? 'payment.authorized'
+        : 'payment.failed';
+  return {
+    changes,
+    recorded,
+    resource: paymentResource(recorded, [], now),
+    eventType,
+    capture: captured ? capturePosting(payment, now, changes.settleAt ?? now) : undefined,
+    challenge,
+    error: decided.error,
+  };
+}
 
 /** Phase 3 group-committed: concurrent payments' outcomes recorded by one transaction and one statement per table. */
 export type OutcomeRecorder = Batcher<OutcomeToRecord, StoredResponse | undefined>;
@@ -196,7 +254,7 @@ function decide(payment: Payment, merchant: MerchantForPayment, answer: Processo
     const failure: FailedTransaction = { code: outcome.code, message: outcome.message, avsResult: null };
     return { columns, error: paymentErrors.achRefused(payment.id, failure) };
   }
-  if (payment.paymentType !== 'card' || !payment.card) {
+  if (payment.paymentType !== 'card' || !payment.card || !('authorization' in answer)) {
     throw new Error(`payment ${payment.id}: a card answer for an ACH payment`);
   }
   const result = answer.authorization;
@@ -211,6 +269,7 @@ function decide(payment: Payment, merchant: MerchantForPayment, answer: Processo
     authCode: approved ? result.authCode : null,
     avsResult: result.avsResult ?? null,
     card: { ...payment.card, brand: result.brand ?? payment.card.brand, last4: result.last4 ?? payment.card.last4 },
+    threeDSecure: answer.authentication ? threeDSecureOf(answer.authentication) : payment.threeDSecure,
   };
   if (approved) return { columns, error: undefined };
   const failure: FailedTransaction = { ...outcome, avsResult: columns.avsResult };
@@ -218,4 +277,38 @@ function decide(payment: Payment, merchant: MerchantForPayment, answer: Processo
     ? paymentErrors.avsMismatch(payment.id, failure, merchant.avsMode)
     : paymentErrors.cardDeclined(payment.id, failure);
   return { columns, error };
+}
+
+/** A new payment's 3-D Secure as its authentication went, frictionless or not enrolled (a challenge waits). */
+function threeDSecureOf(authentication: AuthenticationDecision): schema.ThreeDSecure {
+  if (authentication.flow === 'frictionless') {
+    return { flow: 'frictionless', result: 'authenticated', version: THREE_DS_VERSION, eci: authentication.eci };
+  }
+  return { flow: null, result: 'not_enrolled', version: THREE_DS_VERSION, eci: null };
+}
+
+/**
+ * A card payment whose cardholder must answer a challenge: `requires_action`, nothing authorized and nothing posted,
+ * its challenge page's link as `nextAction`, its 3-D Secure result still to come.
+ */
+function awaitChallenge(payment: Payment, challenge: NewChallenge) {
+  return {
+    columns: {
+      ...AWAITING_CARDHOLDER,
+      authCode: null,
+      avsResult: null,
+      card: payment.card,
+      threeDSecure: {
+        flow: 'challenge',
+        result: null,
+        version: THREE_DS_VERSION,
+        eci: null,
+      } satisfies schema.ThreeDSecure,
+      nextAction: {
+        type: 'redirect',
+        url: challengeUrl(challenge.baseUrl, challenge.token),
+      } satisfies schema.NextAction,
+    },
+    error: undefined,
+  };
 }
