@@ -38,6 +38,8 @@ type Payment = {
     voidableUntil: string | null;
     authorizationExpiresAt?: string;
     capturedAt?: string;
+    voidReason?: string;
+    threeDSecure?: { flow: string | null; result: string | null; version: string; eci: string | null };
     disputes?: string[];
     miscData: string | null;
   };
@@ -95,6 +97,18 @@ async function paymentView(api: ConsoleApi, id: string) {
 
 type Action = 'refund' | 'capture' | 'void';
 const ACTION_LABEL: Record<Action, string> = { refund: 'Refund', capture: 'Capture', void: 'Void' };
+
+/**
+ * A payment's 3-D Secure, as an operator reads it: how the cardholder was asked, and what came of it. The challenge
+ * link itself is never shown: it is the cardholder's, a credential while it is open.
+ */
+function authenticationOf(status: string, threeDSecure: NonNullable<Payment['attributes']['threeDSecure']>): string {
+  const flow = threeDSecure.flow === null ? 'not enrolled' : threeDSecure.flow;
+  const result =
+    status === 'requires_action' ? "waiting for the cardholder's challenge" : (threeDSecure.result ?? 'no result');
+  const eci = threeDSecure.eci ? `, ECI ${threeDSecure.eci}` : '';
+  return `${flow}: ${result.replaceAll('_', ' ')}${eci} (version ${threeDSecure.version})`;
+}
 
 /** The operations the payment accepts now, as the API's own fields say (the API still decides, and may refuse). */
 function actionsOf(payment: Payment): Action[] {
@@ -177,6 +191,8 @@ const PaymentPage = ({
           ['Bank account', a.bank && `${a.bank.bankName} ending ${a.bank.last4}`],
           ['Result', `${a.transaction.code} ${a.transaction.message}`],
           ['AVS', a.transaction.avsResult],
+          ['3-D Secure', a.threeDSecure && authenticationOf(a.status, a.threeDSecure)],
+          ['Void reason', a.voidReason],
           ['Created', when(a.createdAt)],
           ['Settled', a.settledAt && when(a.settledAt)],
           ['Void window ends', a.voidableUntil && when(a.voidableUntil)],
