@@ -76,8 +76,12 @@ beforeAll(async () => {
   const server = createServer((request, response) => {
     shopRequests.push(request.url ?? '');
     const key = /^\/shop\/([\w-]+)$/.exec(request.url ?? '')?.[1];
-    response.writeHead(key ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
-    response.end(key ? shopPage(key) : 'not found');
+    // Where a 3-D Secure challenge sends the cardholder back (the payment's `returnUrl`).
+    const back = (request.url ?? '').startsWith('/return?');
+    response.writeHead(key || back ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
+    response.end(
+      key ? shopPage(key) : back ? '<!doctype html><title>Back at the shop</title><p>Thanks</p>' : 'not found',
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
@@ -442,6 +446,75 @@ describe('the embedded checkout in chromium', () => {
       expect(failed).toEqual([]);
     } finally {
       await context.close();
+    }
+  });
+});
+
+describe('3-D Secure through the embedded checkout, in chromium', () => {
+  /**
+   * The buyer types `number` in the form; the shop's server (the test) charges the token with `authentication`,
+   * its `returnUrl` on the shop's origin; a payment that requires action is shown in checkout.js's modal, where the
+   * buyer presses `button`; the shop learns the payment's id and status when the modal closes.
+   */
+  async function checkoutWith(number: string, button?: 'Complete' | 'Fail') {
+    const session = await createSession(creds);
+    const opened = await openShop(session);
+    try {
+      await waitReady(opened.page);
+      await typeCard(opened.frame(), { number });
+      await opened.page.keyboard.press('Enter');
+      await opened.page.waitForFunction(() => (window as any).__tokens.length === 1);
+      const [token] = await opened.page.evaluate(() => (window as any).__tokens);
+      const paid = await createPayment(
+        stack,
+        creds,
+        tokenv3Body({
+          merchantId: merchant,
+          tokenId: token.tokenId,
+          expiry: '1230',
+          attributes: { authentication: { mode: 'automatic', returnUrl: `${shop.origin}/return?order=9` } },
+        }),
+      );
+      const payment = paid.body.data;
+      if (payment.attributes.status !== 'requires_action') return { payment, done: null };
+      const nextAction = payment.attributes.nextAction;
+      // The challenge link is the API's public origin; the test's gateway serves it on its own port.
+      nextAction.url = `${api.origin}${new URL(nextAction.url).pathname}${new URL(nextAction.url).search}`;
+      const done = opened.page.evaluate(
+        (action) => new Promise((resolve) => (window as any).handleNextAction(action, { onDone: resolve })),
+        nextAction,
+      );
+      const modal = opened.page.frameLocator('dialog iframe');
+      await modal.getByRole('button', { name: button ?? 'Complete' }).click();
+      const answered = (await done) as { paymentId: string; status: string };
+      expect(await opened.page.locator('dialog').count()).toBe(0);
+      await expectNoCardDataAtTheShop(opened, number);
+      return { payment, done: answered };
+    } finally {
+      await opened.context.close();
+    }
+  }
+
+  it('challenge completed in the modal: the shop learns pending, and the modal is gone', async () => {
+    const { payment, done } = await checkoutWith('4000002760003184');
+    expect(done).toEqual({ paymentId: payment.id, status: 'pending' });
+  });
+
+  it('challenge failed in the modal: failed', async () => {
+    const { payment, done } = await checkoutWith('4000002760003184', 'Fail');
+    expect(done).toEqual({ paymentId: payment.id, status: 'failed' });
+  });
+
+  it('challenge completed, then declined: failed', async () => {
+    const { done } = await checkoutWith('4000008400001629');
+    expect(done?.status).toBe('failed');
+  });
+
+  it('frictionless and not enrolled: no modal, pending at once', async () => {
+    for (const number of ['4000000000003055', PAN]) {
+      const { payment, done } = await checkoutWith(number);
+      expect(done).toBeNull();
+      expect(payment.attributes.status).toBe('pending');
     }
   });
 });

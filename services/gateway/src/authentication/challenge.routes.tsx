@@ -15,7 +15,8 @@ const headersFor = (returnUrl: string | null) => ({
     "default-src 'none'",
     "style-src 'unsafe-inline'",
     `form-action 'self'${returnUrl ? ` ${new URL(returnUrl).origin}` : ''}`,
-    "frame-ancestors 'none'",
+    // The shop the cardholder returns to may show the page in its modal (checkout.js's `handleNextAction`).
+    `frame-ancestors ${returnUrl ? new URL(returnUrl).origin : "'none'"}`,
     "base-uri 'none'",
   ].join('; '),
   // The shop must not learn the challenge's link from the Referer of its return page.

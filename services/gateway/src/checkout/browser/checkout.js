@@ -1,6 +1,7 @@
 // checkout.js: what a platform's page loads from the API (`<script src="https://<api>/checkout.js">`) to embed the
-// hosted card form. It defines one global, `mountCheckout`. The form runs in an iframe on the API's origin, so the
-// card number is typed into the API's page and never into the platform's (docs/api.md, Checkout).
+// hosted card form. It defines two globals: `mountCheckout`, and `handleNextAction` for a payment's 3-D Secure
+// challenge. The form runs in an iframe on the API's origin, so the card number is typed into the API's page and
+// never into the platform's (docs/api.md, Checkout).
 //
 //   const checkout = mountCheckout({ element: '#card', sessionId, clientSecret, onToken, onError });
 //
@@ -119,5 +120,57 @@
     };
   }
 
+  /**
+   * 3-D Secure (docs/api.md): shows the challenge page of a payment that `requires_action` in a modal dialog on this
+   * page, and calls `onDone({paymentId, status})` once the cardholder has answered it and the page has sent them to
+   * the payment's `returnUrl`, which must be on this page's origin: the modal reads where it ended, and closes.
+   * `nextAction`: the payment's `nextAction`, as the platform's server got it. Escape closes the modal and calls
+   * `onCancel()` (the payment waits, and is voided 15 minutes after it was made). Returns `{dialog, close()}`.
+   */
+  function handleNextAction(nextAction, options) {
+    if (nextAction?.type !== 'redirect' || typeof nextAction.url !== 'string') {
+      throw new Error("handleNextAction: `nextAction` is not a payment's redirect");
+    }
+    const { onDone, onCancel } = options || {};
+    const dialog = document.createElement('dialog');
+    dialog.setAttribute('aria-label', 'Confirm your payment with your bank');
+    dialog.style.cssText = 'padding:0;border:0;border-radius:8px;width:min(32rem,95vw);height:min(36rem,90vh)';
+    const iframe = document.createElement('iframe');
+    iframe.title = 'Confirm your payment with your bank';
+    iframe.src = nextAction.url;
+    iframe.style.cssText = 'border:0;width:100%;height:100%';
+    dialog.appendChild(iframe);
+    let closed = false;
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      dialog.close();
+      dialog.remove();
+    };
+    iframe.addEventListener('load', () => {
+      let href;
+      try {
+        // Readable only once the frame is back on this page's origin: the bank's page is another.
+        href = iframe.contentWindow.location.href;
+      } catch {
+        return;
+      }
+      if (!href || href === 'about:blank') return;
+      const back = new URL(href);
+      const paymentId = back.searchParams.get('paymentId');
+      if (!paymentId) return;
+      close();
+      if (typeof onDone === 'function') onDone({ paymentId, status: back.searchParams.get('status') });
+    });
+    dialog.addEventListener('cancel', () => {
+      close();
+      if (typeof onCancel === 'function') onCancel();
+    });
+    document.body.appendChild(dialog);
+    dialog.showModal();
+    return { dialog, close };
+  }
+
   window.mountCheckout = mountCheckout;
+  window.handleNextAction = handleNextAction;
 })();
