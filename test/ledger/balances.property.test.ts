@@ -20,13 +20,15 @@ import { waitFor } from '../wait';
  * Random sequences of operations over a few merchants (card captures, some with a split, some with the sandbox's
  * dispute cards; partial and full refunds, which are voids inside the void window; split refunds; second splits;
  * ACH debits, some returned by the bank; settlement by the account's sandbox clock, which also opens, expires and
- * decides disputes; evidence, submitted to win or lose, and acceptances; manual payouts, whole or partial), some
+ * decides disputes; evidence, submitted to win or lose, and acceptances; manual payouts, whole or partial; 3-D Secure
+ * payments that wait for their cardholder's challenge, answered, failed or abandoned by the clock), some
  * sent together, and after every
  * batch, for every merchant: Σ net of its balance transactions is its pending + available + in-transit ledger
  * balance (the balance GET answers); Σ net of its `available` rows no payout carried, plus what its last payout
  * carried forward, is its available balance; every kept balance is the sum of its ledger entries and every kept list
  * total the count of its rows (`verifyKeptFigures`); each payment's pending rows (with its children's) are what its records
- * hold in pending; and every posting of the account sums to zero. Each run has an account and merchants of its own.
+ * hold in pending; nothing is posted for a payment before it is authorized; and every posting of the account sums to
+ * zero. Each run has an account and merchants of its own.
  *
  * Payouts come two ways: the `payout` entry (POST /payouts), and the payout run every clock move starts (daily
  * schedules), which files deposits and, on later moves, pays them; the first split partner's bank (ending 5501)
@@ -46,27 +48,39 @@ type Run = {
   primary: string;
   splitPartner: string;
   third: string;
-  /** An ordinary card, and the sandbox's two dispute cards (a chargeback, an inquiry, the day after settling). */
+  /**
+   * An ordinary card, the sandbox's two dispute cards (a chargeback, an inquiry, the day after settling), and two
+   * 3-D Secure cards that always challenge (the second declined once its challenge is completed).
+   */
   tokens: Record<Card, string>;
 };
-type Card = 'visa' | 'chargeback' | 'inquiry';
+type Card = 'visa' | 'chargeback' | 'inquiry' | 'challenge' | 'declinedAfterChallenge';
 
 async function newRun(): Promise<Run> {
   const creds = await stack.createAccount('Balances Property');
-  const [primary, splitPartner, third, visa, chargeback, inquiry] = await Promise.all([
-    createMerchant(stack, creds, { accountName: 'Primary' }),
-    // Its bank returns every deposit (R01): the payout run's failures book payout_failure rows.
-    createMerchant(stack, creds, {
-      accountName: 'First split partner',
-      bankInfo: { ...personalMerchantAttributes().bankInfo, accountNumber: '000000005501' },
-    }),
-    createMerchant(stack, creds, { accountName: 'Second split partner' }),
-    createCardToken(stack, creds),
-    createCardToken(stack, creds, '4000000000000259'),
-    createCardToken(stack, creds, '4000000000001976'),
-  ]);
+  const [primary, splitPartner, third, visa, chargeback, inquiry, challenge, declinedAfterChallenge] =
+    await Promise.all([
+      createMerchant(stack, creds, { accountName: 'Primary' }),
+      // Its bank returns every deposit (R01): the payout run's failures book payout_failure rows.
+      createMerchant(stack, creds, {
+        accountName: 'First split partner',
+        bankInfo: { ...personalMerchantAttributes().bankInfo, accountNumber: '000000005501' },
+      }),
+      createMerchant(stack, creds, { accountName: 'Second split partner' }),
+      createCardToken(stack, creds),
+      createCardToken(stack, creds, '4000000000000259'),
+      createCardToken(stack, creds, '4000000000001976'),
+      createCardToken(stack, creds, '4000002760003184'),
+      createCardToken(stack, creds, '4000008400001629'),
+    ]);
   await setMerchantFeatures(stack, primary, { secondSplit: true });
-  return { creds, primary, splitPartner, third, tokens: { visa, chargeback, inquiry } };
+  return {
+    creds,
+    primary,
+    splitPartner,
+    third,
+    tokens: { visa, chargeback, inquiry, challenge, declinedAfterChallenge },
+  };
 }
 
 /** What a step knows: the run, and the parent payments made so far (targets of refunds and splits). */
@@ -173,6 +187,7 @@ type Operation<C> = {
 const pay = (state: State, body: unknown) => postPayment(stack, state.run.creds, body);
 const parentOf = (state: State, index: number) => state.parents[index % state.parents.length]!;
 const refundErrors: [number, string][] = [
+  [422, 'payment_requires_action'],
   [400, 'refund_exceeds_amount'],
   [422, 'payment_not_refundable'],
   [422, 'already_refunded'],
@@ -258,6 +273,7 @@ const operations = {
     weight: 2,
     allowed: [
       [400, 'invalid_split_amount'],
+      [422, 'payment_requires_action'],
       [422, 'payment_not_splittable'],
       [422, 'payment_not_refundable'],
     ],
@@ -310,6 +326,51 @@ const operations = {
       return stack.call('POST', `/disputes/${disputes[target % disputes.length]!.id}/accept`, { as: state.run.creds });
     },
   } satisfies Operation<number>,
+  challenged: {
+    // A card payment with 3-D Secure whose issuer always challenges: it waits `requires_action`, posting nothing,
+    // until `answerChallenge` or the clock (a settle, a day on) ends it.
+    arbitrary: fc.record({
+      amount: fc.integer({ min: 50, max: 5000 }),
+      card: fc.constantFrom<Card>('challenge', 'challenge', 'declinedAfterChallenge'),
+      capture: fc.boolean(),
+    }),
+    weight: 2,
+    makesParent: true,
+    allowed: [],
+    run: (state, { amount, card, capture }) =>
+      pay(
+        state,
+        tokenv3Body({
+          merchantId: state.run.primary,
+          tokenId: state.run.tokens[card],
+          amount: String(amount),
+          requestId: newRequestId(),
+          attributes: {
+            authentication: { mode: 'automatic', returnUrl: 'https://shop.example.com/done' },
+            ...(capture ? {} : { capture: false }),
+          },
+        }),
+      ),
+  } satisfies Operation<{ amount: number; card: Card; capture: boolean }>,
+  answerChallenge: {
+    // The cardholder's answer to one of the waiting payments' challenges, as the hosted page sends it.
+    arbitrary: fc.record({ target, outcome: fc.constantFrom('completed', 'completed', 'failed') }),
+    weight: 3,
+    allowed: [
+      [410, 'challenge_expired'],
+      [422, 'payment_not_awaiting_authentication'],
+    ],
+    run: async (state, { target, outcome }) => {
+      const waiting = await stack.sql`
+        select id, next_action from payments
+        where account_id = ${state.run.creds.accountId} and status = 'requires_action' order by id`;
+      if (waiting.length === 0) return stack.call('GET', '/payments?limit=1', { as: state.run.creds });
+      const row = waiting[target % waiting.length]!;
+      const token = new URL((row.next_action as { url: string }).url).searchParams.get('token');
+      const body = { data: { type: 'authentications', attributes: { token, outcome } } };
+      return stack.call('POST', `/payments/${row.id}/authentication`, { as: state.run.creds, body });
+    },
+  } satisfies Operation<{ target: number; outcome: string }>,
   // payoutFailure joins here once the payout run files and returns deposits (a bank account ending 5501).
   settle: {
     // Past the void window, and 1–4 days on: cards settle after one business day, ACH after three; now and then
@@ -328,7 +389,7 @@ type OperationName = keyof typeof operations;
 type Step = { [K in OperationName]: { kind: K; command: Parameters<(typeof operations)[K]['run']>[1] } }[OperationName];
 
 const needsParent = (kind: OperationName) =>
-  !['capture', 'ach', 'settle', 'payout', 'evidence', 'acceptDispute'].includes(kind);
+  !['capture', 'ach', 'settle', 'payout', 'evidence', 'acceptDispute', 'challenged', 'answerChallenge'].includes(kind);
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   ...(Object.entries(operations) as [OperationName, Operation<unknown>][]).map(([kind, operation]) => ({
@@ -422,6 +483,18 @@ async function checkBalances(run: Run, context: string): Promise<void> {
       where coalesce(said.pending, 0) <> coalesce(held.pending, 0)`,
   ]);
   expect(families, `pending rows per payment = its pending ledger entries: ${context}`).toEqual([]);
+  // 3-D Secure: nothing is posted before a payment is authorized, so nothing for one that waits, failed its
+  // challenge, was abandoned, or was declined after it.
+  const postedUnauthorized = await stack.sql`
+    select p.id, p.status, p.code from payments p
+    where p.account_id = ${run.creds.accountId} and p.three_d_secure is not null
+      and p.status in ('requires_action', 'processing', 'failed')
+      and exists (select 1 from ledger_entries e where e.payment_id = p.id)
+    union all
+    select p.id, p.status, p.code from payments p
+    where p.account_id = ${run.creds.accountId} and p.void_reason = 'authentication_abandoned'
+      and exists (select 1 from ledger_entries e where e.payment_id = p.id)`;
+  expect(postedUnauthorized, `nothing posted before authorization: ${context}`).toEqual([]);
   // Nothing charged back twice: one dispute per payment, one withdrawal per chargeback, one reinstatement per won
   // one, none for an inquiry; and what each payment row says its disputes took is what they took.
   const disputes = await stack.sql`
