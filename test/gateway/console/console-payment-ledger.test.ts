@@ -246,4 +246,28 @@ describe('the payment page', () => {
     expect(other.text).not.toContain('operator:fees');
     expect(other.text).not.toContain(receiver.url('/ok'));
   });
+
+  it("shows a payment's 3-D Secure, never its challenge link", async () => {
+    const tokenId = await createCardToken(stack, acme, '4000002760003184');
+    const body = tokenv3Body({
+      merchantId,
+      tokenId,
+      attributes: { authentication: { mode: 'automatic', returnUrl: 'https://shop.example.com/done' } },
+    });
+    const waiting = (await createPayment(stack, acme, body)).body.data;
+    const before = await (await signedIn(acme)).get(`/console/payments/${waiting.id}`);
+    expect(before.status).toBe(200);
+    expect(text(before.text)).toContain("challenge: waiting for the cardholder's challenge (version 2.2.0)");
+    expect(before.text).not.toContain('tds_');
+    expect(before.text).not.toContain('/3ds/challenge');
+
+    const token = new URL(waiting.attributes.nextAction.url).searchParams.get('token');
+    const answer = await stack.call('POST', `/payments/${waiting.id}/authentication`, {
+      as: acme,
+      body: { data: { type: 'authentications', attributes: { token, outcome: 'completed' } } },
+    });
+    expect(answer.status).toBe(200);
+    const after = await (await signedIn(acme)).get(`/console/payments/${waiting.id}`);
+    expect(text(after.text)).toContain('challenge: authenticated, ECI 05 (version 2.2.0)');
+  });
 });
