@@ -3,6 +3,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { schema } from '@pps/shared/db';
 import { eventCatalogue, eventTypes } from '@pps/shared/events';
 import { balanceTransactionCatalogue } from '@pps/shared/ledger';
+import { API_VERSIONS, VERSION_CHANGES } from '@pps/shared/versions';
 import { cliCommands } from './cli-commands';
 
 /**
@@ -10,8 +11,10 @@ import { cliCommands } from './cli-commands';
  * and `<!-- <name>:end -->` in its document: the event types (README and docs/api.md, from the event catalogue,
  * `packages/shared/src/events/catalogue.ts`), the balance transaction types (docs/api.md, from
  * `packages/shared/src/ledger/balance-transaction-catalogue.ts`), the ops CLI's commands (docs/api.md, from
- * `scripts/cli-commands.ts`) and the index of docs/decisions.md (from its numbered headings). `--check` writes
- * nothing and exits 1 when a document differs (test/platform/docs-tables.unit.test.ts fails then too).
+ * `scripts/cli-commands.ts`), the API versions' changelog (docs/api.md, from the change modules of
+ * `packages/shared/src/versions/changes.ts`) and the index of docs/decisions.md (from its numbered headings).
+ * `--check` writes nothing and exits 1 when a document differs (test/platform/docs-tables.unit.test.ts fails then
+ * too).
  */
 const repositoryFile = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
 
@@ -71,12 +74,26 @@ export const decisionsIndex = () =>
     decisionRecords().map(({ number, title, anchor }) => [String(number), `[${title}](#${anchor})`]),
   );
 
+/** One row per API version, oldest first, with its changelog as its change modules write it. */
+export const versionsTable = () =>
+  table(
+    ['version', 'what changed (from the version before)'],
+    API_VERSIONS.map((version) => {
+      const changes = VERSION_CHANGES.filter((change) => change.version === version);
+      return [
+        `\`${version}\``,
+        changes.length === 0 ? 'the first contract' : changes.map((c) => c.changelog).join(' '),
+      ];
+    }),
+  );
+
 export const generatedTables: GeneratedTable[] = [
   { document: 'README.md', name: 'events', render: eventsTable },
   { document: 'docs/api.md', name: 'events', render: eventsTable },
   { document: 'docs/api.md', name: 'balance-transaction-types', render: balanceTransactionTypesTable },
   { document: 'docs/api.md', name: 'cli-commands', render: cliCommandsTable },
   { document: 'docs/decisions.md', name: 'decisions-index', render: decisionsIndex },
+  { document: 'docs/api.md', name: 'versions', render: versionsTable },
 ];
 
 const markers = (name: string) => ({ start: `<!-- ${name}:start -->\n`, end: `<!-- ${name}:end -->` });

@@ -2,6 +2,10 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { generateSync } from 'json-schema-faker';
+
+/** A path segment a URL resolves as `..` (the URL standard decodes `%2e` for that). */
+const isDotSegment = (segment: string) => segment.toLowerCase().replaceAll('%2e', '.') === '..';
+
 import type { JsonSchema, Operation, Parameter } from './operations';
 
 /**
@@ -387,9 +391,10 @@ export function buildRequest(operation: Operation, plan: Plan, world: World, com
     let segment = plan.hostileSegment;
     if (plan.pathId === 'real' && ids.real) segment = ids.real;
     else if (plan.pathId === 'foreign' && ids.foreign) segment = ids.foreign;
-    // `..` is a dot segment: the URL resolves it away (`/merchants/../balance` is `/balance`), to another route
-    // that may well answer; any other id not ours must be refused.
-    else if (segment !== '..') reasons.push('an id that is not one of ours');
+    // `..` is a dot segment, and so is `%2e%2e` (a URL decodes dots before it resolves them): the URL resolves it
+    // away (`/merchants/../balance` is `/balance`), to another route that may well answer; any other id not ours
+    // must be refused.
+    else if (!isDotSegment(segment)) reasons.push('an id that is not one of ours');
     // The operator may act on any account's resources; an app only on its own (`foreign` calls as the other one),
     // and a client secret only on its own checkout session.
     const owner = segment === ids.real ? 'valid' : segment === ids.foreign ? 'foreign' : null;

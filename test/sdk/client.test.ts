@@ -1,7 +1,8 @@
 import type { Server } from 'node:http';
 import { connect, createServer, type Socket, type Server as TcpServer } from 'node:net';
-import { createClient, PpsError, verifyWebhook, WebhookVerificationError } from '@pps/sdk';
+import { API_VERSION, createClient, PpsError, verifyWebhook, WebhookVerificationError } from '@pps/sdk';
 import { listen } from '@pps/shared/runtime';
+import { NEWEST_VERSION } from '@pps/shared/versions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { personalMerchantAttributes } from '../fixtures/merchants';
 import { billingAddress, expiryIn } from '../fixtures/payments';
@@ -91,6 +92,19 @@ const paymentBody = (merchantId: string, tokenId: string, amount = '1500', reque
       billingAddress,
     },
   },
+});
+
+describe('the API version', () => {
+  it('is the newest the SDK was generated for, sent with every request; another may be asked for', async () => {
+    expect(API_VERSION).toBe(NEWEST_VERSION);
+    const creds = await stack.createAccount('SDK version');
+    const client = clientFor(creds);
+    const { response } = await client.GET('/payments', { params: { query: { limit: 1 } } });
+    expect(response.headers.get('pps-version')).toBe(API_VERSION);
+    const old = clientFor(creds, { apiVersion: '2026-11-21' });
+    const answered = await old.GET('/payments', { params: { query: { limit: 1 } } });
+    expect(answered.response.headers.get('pps-version')).toBe('2026-11-21');
+  });
 });
 
 describe('the two-step auth', () => {

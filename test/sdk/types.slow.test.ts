@@ -42,7 +42,7 @@ describe('the SDK types', () => {
       { encoding: 'utf8' },
     );
     expect(imported.stderr).toBe('');
-    expect(imported.stdout.trim()).toBe('PpsError WebhookVerificationError createClient verifyWebhook');
+    expect(imported.stdout.trim()).toBe('API_VERSION PpsError WebhookVerificationError createClient verifyWebhook');
     for (const file of ['index', 'client', 'errors', 'webhooks', 'schema']) {
       expect(existsSync(`packages/sdk/dist/${file}.d.ts`), file).toBe(true);
     }

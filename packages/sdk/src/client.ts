@@ -6,11 +6,16 @@ import type { paths } from './schema.js';
 
 type Fetch = (input: Request) => Promise<Response>;
 
+/** The API version this client was generated for: sent with every request (`PPS-Version`). */
+export const API_VERSION = '2026-11-29';
+
 export type ClientOptions = {
   /** The API's root, e.g. `http://127.0.0.1:8080`. */
   baseUrl: string;
   /** The account's API key (`sk_test_…`). */
   apiKey: string;
+  /** Another API version than the one this client was generated for (`API_VERSION`): its answers may differ. */
+  apiVersion?: string;
   /** The app's id (`app_…`). */
   appId: string;
   /**
@@ -83,6 +88,7 @@ export function createClient(options: ClientOptions) {
   });
   api.use({
     async onRequest({ request, schemaPath, id }) {
+      request.headers.set('pps-version', options.apiVersion ?? API_VERSION);
       request.headers.set('x-api-key', options.apiKey);
       // `/auth/*` authenticates with the API key alone; `GET /auth/token` (what the token is) needs the four.
       if (schemaPath.startsWith('/auth/') && request.method === 'POST') return request;

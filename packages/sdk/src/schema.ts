@@ -105,6 +105,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The API versions, oldest first, each with its changes
+         * @description Public. An account is pinned to the version it was created in; send PPS-Version: <date> to ask for another. Every answer carries PPS-Version, the version it was rendered in.
+         */
+        get: operations["listVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payments": {
         parameters: {
             query?: never;
@@ -1034,6 +1054,19 @@ export interface components {
                  */
                 now: string;
                 offsetSeconds: number;
+            };
+        };
+        ApiVersion: {
+            /** @enum {string} */
+            type: "versions";
+            id: string;
+            attributes: {
+                newest: boolean;
+                /** @description What changed in this version since the one before it (none for the first) */
+                changes: {
+                    name: string;
+                    changelog: string;
+                }[];
             };
         };
         Payment: {
@@ -3748,6 +3781,49 @@ export interface operations {
                 headers: {
                     /** @description Whole seconds to wait before trying again (at least 1) */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDocument"];
+                };
+            };
+        };
+    };
+    listVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        links: {
+                            /** Format: uri */
+                            self: string;
+                            /** Format: uri */
+                            next: string | null;
+                        };
+                        data: components["schemas"]["ApiVersion"][];
+                        meta: {
+                            total: number;
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: every invalid field is listed with its pointer */
+            400: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -31,6 +31,8 @@ import { forwardedPrefixes } from './proxy/routing';
 import { registerRequestRoutes } from './request-log/api/requests.routes';
 import { recordRequests } from './request-log/run/recorder';
 import { registerClockRoutes } from './sandbox/clock.routes';
+import { listParametersOfRoutes, versioned, versionHeader } from './versions/versioning';
+import { registerVersionRoutes } from './versions/versions.routes';
 
 const operatorCaller = (requestId: string) => ({
   accountId: OPERATOR_ACCOUNT_ID,
@@ -51,6 +53,8 @@ export function createGatewayApp(deps: GatewayDeps, metrics: Metrics = createMet
   // 405 for the gateway's own paths; forwarded ones are answered by their service.
   app.notFound(notFoundHandler(() => registeredRoutes(app as never)));
   app.use('*', requestId());
+  // A `PPS-Version` that is no version is refused before anything; every answer names its version.
+  app.use('*', versionHeader());
   app.use('*', async (c, next) => {
     const started = performance.now();
     await next();
@@ -81,11 +85,14 @@ export function createGatewayApp(deps: GatewayDeps, metrics: Metrics = createMet
       authenticate({ cache: deps.auth, signingKeys, clock: deps.clock }, c.req.raw.headers, c.get('requestId')),
     );
     c.set('caller', caller);
-    await limits.perAccount(c, caller.accountId, next);
+    // In the version the request asks for, else its account's (docs/api.md, Versions).
+    await limits.perAccount(c, caller.accountId, () => versioned(c, listParameters, next));
   };
+  const listParameters = listParametersOfRoutes(allRoutes);
 
   registerHealthRoutes(app, deps, metrics, limits);
   registerDocsRoutes(app, allRoutes, deps.config.PUBLIC_BASE_URL);
+  registerVersionRoutes(app, deps.config.PUBLIC_BASE_URL);
   registerAdminRoutes(app, deps);
   registerAuthRoutes(app, deps, authenticated, limits);
   app.use('/sandbox/*', authenticated, bodyChecks());

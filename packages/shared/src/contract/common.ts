@@ -185,6 +185,7 @@ export const apiTags = [
     description: "The account's request log: every API call of the last 30 days, its status and its redacted bodies",
   },
   { name: 'Sandbox', description: "The account's sandbox clock, to move settlement and void windows forward" },
+  { name: 'Versions', description: 'The API versions by date, and what each changed (PPS-Version)' },
   { name: 'Admin', description: 'Operator calls (ops): accounts, merchant status and features, NACHA files' },
 ];
 

@@ -7,10 +7,12 @@ import {
   authenticated,
   authenticatedBodyErrors,
   authenticatedErrors,
+  errorResponses,
   idParam,
   isoTimestamp,
   jsonBody,
   jsonResponse,
+  listDocument,
   requestEnvelope,
   resourceSchema,
   singleDocument,
@@ -193,6 +195,34 @@ export const advanceClockRoute = createRoute({
   },
 });
 
+// ── /versions ──────────────────────────────────────────────────────────────────
+const versionResource = resourceSchema(
+  'versions',
+  z.object({
+    newest: z.boolean(),
+    changes: z
+      .array(z.object({ name: z.string(), changelog: z.string() }))
+      .openapi({ description: 'What changed in this version since the one before it (none for the first)' }),
+  }),
+).openapi('ApiVersion');
+
+export const listVersionsRoute = createRoute({
+  method: 'get',
+  path: '/versions',
+  operationId: 'listVersions',
+  tags: ['Versions'],
+  summary: 'The API versions, oldest first, each with its changes',
+  description:
+    'Public. An account is pinned to the version it was created in; send PPS-Version: <date> to ask for another. ' +
+    'Every answer carries PPS-Version, the version it was rendered in.',
+  // Public: no credentials asked.
+  security: [],
+  responses: {
+    200: jsonResponse('The versions', listDocument(versionResource)),
+    ...errorResponses(400),
+  },
+});
+
 export const gatewayRoutes = [
   createAppKeyRoute,
   createAppTokenRoute,
@@ -202,4 +232,5 @@ export const gatewayRoutes = [
   updateAccountRoute,
   getClockRoute,
   advanceClockRoute,
+  listVersionsRoute,
 ];

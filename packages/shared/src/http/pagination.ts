@@ -82,8 +82,17 @@ export function listQuery<Shape extends z.ZodRawShape>(filters: Shape, hints: Pa
     }
     return input;
   });
-  return names.pipe(z.object(shape));
+  const query = names.pipe(z.object(shape));
+  listParameterNames.set(query, known);
+  return query;
 }
+
+/** The names each list query takes (`listQuery`), by its schema: what an older API version's requests are cut to. */
+const listParameterNames = new WeakMap<object, readonly string[]>();
+
+/** The query parameter names a route's `request.query` takes, when it is a list's (`listQuery`); else undefined. */
+export const listParametersOf = (schema: unknown): readonly string[] | undefined =>
+  typeof schema === 'object' && schema !== null ? listParameterNames.get(schema) : undefined;
 
 /** What a list is asked for a page: `paginationQuery` and `cursorQuery` as validated. */
 export type PageQuery = { limit: number; offset: number; startingAfter?: string; endingBefore?: string };

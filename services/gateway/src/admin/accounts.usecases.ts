@@ -2,6 +2,7 @@ import { randomSecret, sha256Hex } from '@pps/shared/crypto';
 import { schema, withTransaction } from '@pps/shared/db';
 import { notFound } from '@pps/shared/http';
 import { newId } from '@pps/shared/ids';
+import { NEWEST_VERSION } from '@pps/shared/versions';
 import { desc, eq, lt } from 'drizzle-orm';
 import type { GatewayContext } from '../deps';
 
@@ -29,6 +30,8 @@ export async function createAccount({
         name: input.name,
         apiKeyHash: sha256Hex(apiKey),
         apiKeyLast4: apiKey.slice(-4),
+        // Pinned to the newest version (docs/api.md, Versions).
+        apiVersion: NEWEST_VERSION,
         createdAt: now,
         updatedAt: now,
       })

@@ -32,7 +32,8 @@ class TtlCache<T> {
   }
 }
 
-export type AccountSnapshot = Pick<Account, 'id' | 'name' | 'status' | 'clockOffsetSeconds'>;
+/** What authentication keeps of an account; `apiVersion` is its pin (a caller the gateway makes up has none). */
+export type AccountSnapshot = Pick<Account, 'id' | 'name' | 'status' | 'clockOffsetSeconds'> & { apiVersion?: string };
 export type AppSnapshot = { id: string; accountId: string; keyVersion: number };
 
 export class AuthCache {
@@ -52,7 +53,15 @@ export class AuthCache {
     const hash = sha256Hex(apiKey);
     return this.accounts.get(hash, async () => {
       const row = await findAccountByApiKeyHash(this.db, hash);
-      return row && { id: row.id, name: row.name, status: row.status, clockOffsetSeconds: row.clockOffsetSeconds };
+      return (
+        row && {
+          id: row.id,
+          name: row.name,
+          status: row.status,
+          clockOffsetSeconds: row.clockOffsetSeconds,
+          apiVersion: row.apiVersion,
+        }
+      );
     });
   }
 

@@ -1,5 +1,6 @@
 import type { Clock } from '@pps/shared/clock';
 import { belongsTo, type CallerContext } from '@pps/shared/http';
+import type { VersionVariables } from '../versions/versioning';
 import { type SigningKeys, verifyAppToken } from './app-token';
 import { authErrors } from './auth.errors';
 import type { AccountSnapshot, AuthCache } from './auth-cache';
@@ -14,7 +15,9 @@ export type Authenticated = CallerContext & { account: AccountSnapshot; apiKey: 
  * The Hono env of the gateway's requests: the request id, the caller once authenticated, and the body a forwarded
  * request carried (kept by `forward` for the request log, which reads it after the answer).
  */
-export type GatewayEnv = { Variables: { requestId: string; caller: Authenticated; requestBody?: Uint8Array } };
+export type GatewayEnv = {
+  Variables: { requestId: string; caller: Authenticated; requestBody?: Uint8Array } & VersionVariables;
+};
 
 /**
  * The four-header check of every authenticated call. Each failure names its cause: missing or

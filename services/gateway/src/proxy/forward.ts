@@ -27,7 +27,8 @@ const DROPPED = new Set([
 /** Forwards the authenticated request to a service with the caller the gateway vouches for (the upstream signs it). */
 export async function forward(c: Context<GatewayEnv>, upstream: Upstream, deps: { log: Logger }): Promise<Response> {
   const caller = c.get('caller');
-  const url = new URL(c.req.url);
+  // An older API version's request as its changes cut it (`versioned`), else as it came.
+  const url = c.get('versionedUrl') ?? new URL(c.req.url);
   const headers = new Headers();
   c.req.raw.headers.forEach((value, name) => {
     if (!DROPPED.has(name) && !name.startsWith('x-pps-')) headers.set(name, value);

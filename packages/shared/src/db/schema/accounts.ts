@@ -19,6 +19,12 @@ export const accounts = pgTable(
      * takes what is due by the real clock for every account at once.
      */
     clockOffsetSeconds: bigint('clock_offset_seconds', { mode: 'number' }).notNull().default(0),
+    /**
+     * The API version the account is pinned to (docs/api.md, Versions): its requests are answered in it unless they
+     * ask for another (`PPS-Version`). A new account gets the newest; those made before versions, 2026-11-29, the
+     * behaviour they saw then.
+     */
+    apiVersion: text('api_version').notNull().default('2026-11-29'),
     ...timestamps,
   },
   (t) => [check('accounts_clock_forward', sql`${t.clockOffsetSeconds} >= 0`)],

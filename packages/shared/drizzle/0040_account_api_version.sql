@@ -1,0 +1,1 @@
+ALTER TABLE "accounts" ADD COLUMN "api_version" text DEFAULT '2026-11-29' NOT NULL;
