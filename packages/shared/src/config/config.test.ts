@@ -86,4 +86,12 @@ describe('HOST', () => {
   it('refuses an empty value', () => {
     expect(() => loadConfig({ HOST: ' ' })).toThrow(/HOST/);
   });
+
+  it('RATE_LIMIT_RPS: off in development (npm start, on loopback), 1000 in test and production, unless set', () => {
+    expect(loadConfig({}).RATE_LIMIT_RPS).toBe(0);
+    expect(loadConfig({ NODE_ENV: 'test' }).RATE_LIMIT_RPS).toBe(1000);
+    expect(loadConfig({ NODE_ENV: 'production', ...productionSecrets }).RATE_LIMIT_RPS).toBe(1000);
+    expect(loadConfig({ RATE_LIMIT_RPS: '50' }).RATE_LIMIT_RPS).toBe(50);
+    expect(loadConfig({ NODE_ENV: 'production', RATE_LIMIT_RPS: '0', ...productionSecrets }).RATE_LIMIT_RPS).toBe(0);
+  });
 });

@@ -134,8 +134,12 @@ export const configSchema = z.object({
   BLIND_INDEX_KEY: z.string().min(32).default(DEV_DEFAULTS.BLIND_INDEX_KEY),
   APP_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(5000),
-  /** Sustained requests per second per account at the gateway, bursts up to twice that; 0 turns the limit off. */
-  RATE_LIMIT_RPS: z.coerce.number().int().min(0).max(1_000_000).default(1000),
+  /**
+   * Sustained requests per second per account at the gateway, bursts up to twice that; 0 turns the limit off.
+   * Unset: 1000, but off in development (`npm start`), whose gateway only listens on loopback: a newcomer's load
+   * test measures the platform, not the limit (docs/decisions.md, The default deployment at full speed).
+   */
+  RATE_LIMIT_RPS: z.coerce.number().int().min(0).max(1_000_000).optional(),
   /** Failed authentications per client address per minute before its attempts get 429; 0 turns the limit off. */
   AUTH_FAILURE_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(100),
   /** Reverse proxies in front of the gateway whose X-Forwarded-For entries are trusted for the client address. */
@@ -250,8 +254,9 @@ export const configSchema = z.object({
   OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
 });
 
-export type Config = Omit<z.infer<typeof configSchema>, 'HOST' | 'PUBLIC_BASE_URL' | 'DEMO_PORT'> & {
+export type Config = Omit<z.infer<typeof configSchema>, 'HOST' | 'PUBLIC_BASE_URL' | 'DEMO_PORT' | 'RATE_LIMIT_RPS'> & {
   HOST: string;
+  RATE_LIMIT_RPS: number;
   PUBLIC_BASE_URL: string;
   DEMO_PORT: number;
 };
@@ -287,9 +292,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const publicBaseUrl = parsed.data.PUBLIC_BASE_URL ?? `http://localhost:${parsed.data.PORT}`;
   const demoPort = parsed.data.DEMO_PORT ?? (parsed.data.PORT === 0 ? 0 : parsed.data.PORT + 1);
   const host = parsed.data.HOST ?? (parsed.data.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1');
+  const rateLimit = parsed.data.RATE_LIMIT_RPS ?? (parsed.data.NODE_ENV === 'development' ? 0 : 1000);
   return {
     ...parsed.data,
     HOST: host,
+    RATE_LIMIT_RPS: rateLimit,
     PUBLIC_BASE_URL: publicBaseUrl,
     DEMO_PORT: Math.min(demoPort, 65535),
     warnings,
