@@ -125,3 +125,30 @@ describe('2026-11-29: links.next by cursor (by offset before)', () => {
     }
   });
 });
+
+describe("an account's pin, set by the operator", () => {
+  it('is shown by the admin API and moved by it; the next request is answered in the new pin', async () => {
+    const creds = await stack.createAccount('Versions repinned');
+    const pin = (apiVersion: string) =>
+      stack.call('PUT', `/admin/accounts/${creds.accountId}`, {
+        headers: stack.admin,
+        body: { data: { type: 'accounts', attributes: { apiVersion } } },
+      });
+    const moved = await pin('2026-11-21');
+    expect(moved.status).toBe(200);
+    expect(moved.body.data.attributes).toMatchObject({ status: 'active', apiVersion: '2026-11-21' });
+    expect((await list(creds, 'limit=1')).headers.get('pps-version')).toBe('2026-11-21');
+    expectError(await pin('2026-01-01'), 400, 'invalid_field', '/data/attributes/apiVersion');
+    const back = await pin('2026-11-29');
+    expect(back.body.data.attributes.apiVersion).toBe('2026-11-29');
+    expect((await list(creds, 'limit=1')).headers.get('pps-version')).toBe('2026-11-29');
+  });
+
+  it('a new account is pinned to the newest', async () => {
+    const created = await stack.call('POST', '/admin/accounts', {
+      headers: stack.admin,
+      body: { data: { type: 'accounts', attributes: { name: 'Versions newest' } } },
+    });
+    expect(created.body.data.attributes.apiVersion).toBe('2026-11-29');
+  });
+});

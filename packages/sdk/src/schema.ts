@@ -78,7 +78,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Enable or disable an account (ops) */
+        /** Enable or disable an account, or pin it to another API version (ops) */
         put: operations["updateAccount"];
         post?: never;
         delete?: never;
@@ -1028,6 +1028,11 @@ export interface components {
                 name: string;
                 /** @enum {string} */
                 status: "active" | "disabled";
+                /**
+                 * @description The API version the account is pinned to
+                 * @enum {string}
+                 */
+                apiVersion: "2026-11-21" | "2026-11-29";
                 /**
                  * Format: date-time
                  * @example 2026-11-22T17:04:05.123Z
@@ -3553,7 +3558,12 @@ export interface operations {
                         type: "accounts";
                         attributes: {
                             /** @enum {string} */
-                            status: "active" | "disabled";
+                            status?: "active" | "disabled";
+                            /**
+                             * @description Pin the account to this version
+                             * @enum {string}
+                             */
+                            apiVersion?: "2026-11-21" | "2026-11-29";
                         };
                     };
                 };

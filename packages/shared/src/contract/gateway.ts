@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { strictObject } from '../http/strict-body';
+import { API_VERSIONS } from '../versions/versions';
 import {
   adminBodyErrors,
   adminSecurity,
@@ -114,6 +115,7 @@ export const getAuthRoute = createRoute({
 const accountAttributes = z.object({
   name: z.string(),
   status: z.enum(['active', 'disabled']),
+  apiVersion: z.enum(API_VERSIONS).openapi({ description: 'The API version the account is pinned to' }),
   createdAt: isoTimestamp,
   updatedAt: isoTimestamp,
   apiKey: z.string().optional().openapi({ description: 'Shown in full only on creation' }),
@@ -142,11 +144,21 @@ export const updateAccountRoute = createRoute({
   path: '/admin/accounts/{id}',
   operationId: 'updateAccount',
   tags: ['Admin'],
-  summary: 'Enable or disable an account (ops)',
+  summary: 'Enable or disable an account, or pin it to another API version (ops)',
   security: adminSecurity,
   request: {
     params: idParam('Account id', 'acct_…'),
-    body: jsonBody(requestEnvelope('accounts', strictObject({ status: z.enum(['active', 'disabled']) }))),
+    body: jsonBody(
+      requestEnvelope(
+        'accounts',
+        strictObject({
+          status: z.enum(['active', 'disabled']).optional(),
+          apiVersion: z.enum(API_VERSIONS).optional().openapi({ description: 'Pin the account to this version' }),
+        }).refine((value) => value.status !== undefined || value.apiVersion !== undefined, {
+          message: 'give status, apiVersion, or both',
+        }),
+      ),
+    ),
   },
   responses: {
     200: jsonResponse('The account', singleDocument(accountResource)),

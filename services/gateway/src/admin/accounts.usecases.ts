@@ -2,7 +2,7 @@ import { randomSecret, sha256Hex } from '@pps/shared/crypto';
 import { schema, withTransaction } from '@pps/shared/db';
 import { notFound } from '@pps/shared/http';
 import { newId } from '@pps/shared/ids';
-import { NEWEST_VERSION } from '@pps/shared/versions';
+import { type ApiVersion, NEWEST_VERSION } from '@pps/shared/versions';
 import { desc, eq, lt } from 'drizzle-orm';
 import type { GatewayContext } from '../deps';
 
@@ -96,16 +96,16 @@ export async function setAccountStatus({
   input,
 }: {
   ctx: Pick<GatewayContext, 'db' | 'clock' | 'log'>;
-  input: { id: string; status: 'active' | 'disabled' };
+  input: { id: string; status?: 'active' | 'disabled'; apiVersion?: string };
 }) {
-  const { id, status } = input;
+  const { id, status, apiVersion } = input;
   const [row] = await ctx.db
     .update(accounts)
-    .set({ status, updatedAt: ctx.clock.now() })
+    .set({ ...(status ? { status } : {}), ...(apiVersion ? { apiVersion } : {}), updatedAt: ctx.clock.now() })
     .where(eq(accounts.id, id))
     .returning();
   if (!row) throw notFound('account', id);
-  ctx.log.info({ accountId: row.id, status }, 'account status changed');
+  ctx.log.info({ accountId: row.id, status, apiVersion }, 'account changed');
   return row;
 }
 
@@ -121,6 +121,7 @@ export const accountDocument = (
     attributes: {
       name: account.name,
       status: account.status,
+      apiVersion: account.apiVersion as ApiVersion,
       createdAt: account.createdAt.toISOString(),
       updatedAt: account.updatedAt.toISOString(),
       ...secrets,

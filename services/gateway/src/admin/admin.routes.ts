@@ -40,8 +40,8 @@ export function registerAdminRoutes(app: OpenAPIHono<GatewayEnv>, deps: GatewayD
   });
 
   app.openapi(updateAccountRoute, async (c) => {
-    const { status } = c.req.valid('json').data.attributes;
-    const account = await setAccountStatus({ ctx, input: { id: c.req.valid('param').id, status } });
+    const { status, apiVersion } = c.req.valid('json').data.attributes;
+    const account = await setAccountStatus({ ctx, input: { id: c.req.valid('param').id, status, apiVersion } });
     deps.auth.forgetAccount(account.id);
     return c.json(accountDocument(deps.config.PUBLIC_BASE_URL, account), 200);
   });

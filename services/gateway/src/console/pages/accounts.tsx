@@ -17,12 +17,13 @@ export function registerAccountsPage(app: Hono<ConsoleEnv>, deps: GatewayDeps) {
       <Layout title="Accounts" viewer={viewer} current="/console/accounts">
         <Table
           caption="Accounts, newest first"
-          headers={['Account', 'Name', 'Status', 'API key', 'Created']}
+          headers={['Account', 'Name', 'Status', 'API version', 'API key', 'Created']}
           empty="No accounts yet."
           rows={accounts.map((account) => [
             account.id,
             account.name,
             account.status,
+            account.apiVersion,
             `sk_test_…${account.apiKeyLast4}`,
             when(account.createdAt.toISOString()),
           ])}
