@@ -5,11 +5,11 @@ import { ApiError, ownedBy, type ServiceContext, wallClockNow } from '@pps/share
 import { isId } from '@pps/shared/ids';
 import { post } from '@pps/shared/ledger';
 import { PROCESSING } from '@pps/shared/states';
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { CHALLENGE_ECI, type Processor } from '../../processor/processor';
 import { loadCardsForCharge } from '../../tokens/tokens.repository';
 import { THREE_DS_VERSION, takeChallenge } from '../model/challenges';
-import { transitionPayment } from '../model/payment-transition';
+import { type TransitionColumns, transitionPayment } from '../model/payment-transition';
 import { paymentResource } from '../model/payments.presenter';
 import { findMerchants, findPayment, type Payment } from '../model/payments.repository';
 import { outcomeOf } from '../new/record-outcomes';
@@ -164,59 +164,54 @@ export async function recordAuthorization(
 
 /** The payment, locked until the transaction ends; undefined when there is none. */
 async function lockPayment(tx: DbOrTx, id: string): Promise<Payment | undefined> {
-  const [row] = await tx
-    .select()
-    .from(payments)
-    .where(and(eq(payments.id, id)))
-    .for('update');
+  const [row] = await tx.select().from(payments).where(eq(payments.id, id)).for('update');
   return row;
 }
 
-/** The cardholder failed the challenge: `failed`, `authentication_failed`, with `payment.failed`. */
-async function failAuthentication(tx: DbOrTx, payment: Payment, now: Date): Promise<Payment> {
-  const failed = await transitionPayment(tx, {
+/**
+ * A challenge ended with nothing authorized: the payment moves out of `requires_action` to `to`, its link gone and
+ * its 3-D Secure `result` recorded, with `event`. Nothing was posted, so nothing is undone.
+ */
+async function endUnauthorized(
+  tx: DbOrTx,
+  payment: Payment,
+  now: Date,
+  end: { to: 'failed' | 'voided'; result: 'failed' | 'abandoned'; set: TransitionColumns },
+): Promise<Payment> {
+  const ended = await transitionPayment(tx, {
     payment,
-    to: 'failed',
+    to: end.to,
     at: now,
     set: {
-      ...AUTHENTICATION_FAILED,
-      failedAt: now,
+      ...end.set,
       nextAction: null,
-      threeDSecure: { flow: 'challenge', result: 'failed', version: THREE_DS_VERSION, eci: null },
+      threeDSecure: { flow: 'challenge', result: end.result, version: THREE_DS_VERSION, eci: null },
     },
   });
   await writeEvent(tx, {
     accountId: payment.accountId,
-    type: 'payment.failed',
-    resource: paymentResource(failed, [], now),
+    type: end.to === 'failed' ? 'payment.failed' : 'payment.voided',
+    resource: paymentResource(ended, [], now),
     previousStatus: 'requires_action',
   });
-  return failed;
+  return ended;
 }
+
+/** The cardholder failed the challenge: `failed`, `authentication_failed`, with `payment.failed`. */
+const failAuthentication = (tx: DbOrTx, payment: Payment, now: Date) =>
+  endUnauthorized(tx, payment, now, {
+    to: 'failed',
+    result: 'failed',
+    set: { ...AUTHENTICATION_FAILED, failedAt: now },
+  });
 
 /**
  * Nobody answered the challenge in time: `voided`, `voidReason` `authentication_abandoned`, with `payment.voided`.
- * Nothing was authorized or posted, so nothing is undone. The clock tick's way (`abandonChallenges`), and a late
- * answer's.
+ * The clock tick's way (`abandonChallenges`), and a late answer's.
  */
-export async function abandon(tx: DbOrTx, payment: Payment, now: Date): Promise<Payment> {
-  const voided = await transitionPayment(tx, {
-    payment,
+export const abandon = (tx: DbOrTx, payment: Payment, now: Date) =>
+  endUnauthorized(tx, payment, now, {
     to: 'voided',
-    at: now,
-    set: {
-      ...AUTHENTICATION_ABANDONED,
-      voidedAt: now,
-      voidReason: 'authentication_abandoned',
-      nextAction: null,
-      threeDSecure: { flow: 'challenge', result: 'abandoned', version: THREE_DS_VERSION, eci: null },
-    },
+    result: 'abandoned',
+    set: { ...AUTHENTICATION_ABANDONED, voidedAt: now, voidReason: 'authentication_abandoned' },
   });
-  await writeEvent(tx, {
-    accountId: payment.accountId,
-    type: 'payment.voided',
-    resource: paymentResource(voided, [], now),
-    previousStatus: 'requires_action',
-  });
-  return voided;
-}
