@@ -34,7 +34,8 @@ export async function sampleCpu(serverPids: number[], postmaster?: number): Prom
   return sample;
 }
 
-async function childrenOf(pid: number): Promise<string[]> {
+/** The child processes of `pid` (a cluster's workers). */
+export async function childrenOf(pid: number): Promise<string[]> {
   const children = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
   return children.trim().split(/\s+/).filter(Boolean);
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { freePort } from '@pps/shared/testing';
 import type autocannon from 'autocannon';
 import { build } from '../scripts/build';
-import { sampleCpu } from './cpu';
+import { childrenOf, sampleCpu } from './cpu';
 import { freshDatabase } from './fresh-database';
 import { benchQueuePrefix, startServer, stopAll, type Target } from './servers';
 import { percentile, windowedLoad } from './window';
@@ -20,12 +20,20 @@ import { prepareWorld, type World } from './world';
  * bench/results/default-<date>.md: each server's 2xx per second, p50, p99, non-2xx answers by status and errors,
  * the cores each process kept
  * busy (its CPU seconds over the load's seconds) and PostgreSQL's, and the platform's ratio to the bare server.
- * BENCH_RUNS (1) runs one after the other, the bare server first in each.
+ * BENCH_RUNS (1) runs one after the other, the bare server first in each. BENCH_DEFAULT_ENV (`NAME=value,…`) changes
+ * the platform's environment, to measure one difference at a time.
  */
 const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const RUNS = Number(process.env.BENCH_RUNS ?? 1);
+/** One difference at a time: `NAME=value,…` given to the platform's process last (`NODE_ENV=production`, …). */
+const PLATFORM_ENV = Object.fromEntries(
+  (process.env.BENCH_DEFAULT_ENV ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
 /** windowedLoad settles 3 s before its window: the load runs SECONDS in all, counted from its first request. */
 const WINDOW_SECONDS = SECONDS - 3;
 
@@ -42,7 +50,9 @@ type Figures = {
 };
 
 async function measure(target: Target, options: autocannon.Options): Promise<Figures> {
-  const pids = [...target.processes.map((child) => child.pid as number), ...(target.pids ?? [])];
+  const own = [...target.processes.map((child) => child.pid as number), ...(target.pids ?? [])];
+  // A cluster's workers (WEB_CONCURRENCY) are the primary's children: their cores count too.
+  const pids = [...own, ...(await Promise.all(own.map(childrenOf))).flat().map(Number)];
   const measured = await windowedLoad(options, WINDOW_SECONDS, async () => {
     const before = await sampleCpu(pids);
     const startedMs = performance.now();
@@ -107,6 +117,7 @@ try {
         DATABASE_URL: `${POSTGRES}/pps_default`,
         DEMO_PORT: String(await freePort()),
         QUEUE_PREFIX: benchQueuePrefix('default'),
+        ...PLATFORM_ENV,
       },
       { readyPath: '/readyz' },
     );
@@ -134,7 +145,8 @@ writeFileSync(
   [
     '# npm run bench:default',
     '',
-    `${CONNECTIONS} connections, ${SECONDS} s each, counted from the first request; PostgreSQL ${POSTGRES.replace(/\/\/[^@]*@/, '//')}.`,
+    `${CONNECTIONS} connections, ${SECONDS} s each, counted from the first request; PostgreSQL ${POSTGRES.replace(/\/\/[^@]*@/, '//')}` +
+      `${process.env.BENCH_DEFAULT_ENV ? `; the platform with ${process.env.BENCH_DEFAULT_ENV}` : ''}.`,
     '',
     '```',
     ...report,
