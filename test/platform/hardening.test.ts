@@ -186,7 +186,7 @@ describe('POST /admin/accounts', () => {
     });
     expect(created.status).toBe(201);
     expect(Object.keys(created.body.data.attributes).sort()).toEqual(
-      ['apiKey', 'appId', 'createdAt', 'name', 'status', 'updatedAt'].sort(),
+      ['apiKey', 'apiVersion', 'appId', 'createdAt', 'name', 'status', 'updatedAt'].sort(),
     );
     expect(JSON.stringify(created.body)).not.toMatch(/apiKeyHash|api_key_hash/);
   });
