@@ -74,16 +74,17 @@ export const decisionsIndex = () =>
     decisionRecords().map(({ number, title, anchor }) => [String(number), `[${title}](#${anchor})`]),
   );
 
-/** One row per API version, oldest first, with its changelog as its change modules write it. */
+/**
+ * One row per change, oldest version first (the first contract a row of its own), each with its module's name and
+ * changelog line.
+ */
 export const versionsTable = () =>
   table(
-    ['version', 'what changed (from the version before)'],
-    API_VERSIONS.map((version) => {
+    ['version', 'change', 'what changed (from the version before)'],
+    API_VERSIONS.flatMap((version) => {
       const changes = VERSION_CHANGES.filter((change) => change.version === version);
-      return [
-        `\`${version}\``,
-        changes.length === 0 ? 'the first contract' : changes.map((c) => c.changelog).join(' '),
-      ];
+      if (changes.length === 0) return [[`\`${version}\``, '', 'the first contract']];
+      return changes.map((change) => [`\`${version}\``, `\`${change.name}\``, change.changelog]);
     }),
   );
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPayment, tokenv3Body } from '../fixtures/payments';
+import { createCardToken, createPayment, tokenv3Body } from '../fixtures/payments';
 import { createWorld } from '../fixtures/world';
 import { type Credentials, createTestStack, expectError, type TestStack } from '../harness';
 
@@ -11,6 +11,8 @@ import { type Credentials, createTestStack, expectError, type TestStack } from '
 let stack: TestStack;
 let pinnedNew: Credentials;
 let pinnedOld: Credentials;
+/** Each account's merchant and card token, for bodies. */
+const worlds = new Map<Credentials, { merchantId: string; tokenId: string }>();
 
 beforeAll(async () => {
   // No cached accounts: the pin set below is read at the next request.
@@ -21,6 +23,8 @@ beforeAll(async () => {
   ]);
   pinnedNew = fresh.creds;
   pinnedOld = old.creds;
+  worlds.set(pinnedNew, { merchantId: fresh.merchantId, tokenId: fresh.tokenId });
+  worlds.set(pinnedOld, { merchantId: old.merchantId, tokenId: old.tokenId });
   await stack.sql`update accounts set api_version = '2026-11-21' where id = ${pinnedOld.accountId}`;
   for (const world of [fresh, old]) {
     for (let i = 0; i < 3; i++) {
@@ -50,6 +54,10 @@ describe('GET /versions', () => {
     expect(versions[1]?.attributes.changes.map((change) => change.name)).toEqual([
       'list-links-next-by-cursor',
       'unknown-list-parameters-refused',
+      'content-type-required',
+      'invalid-utf8-refused',
+      'unknown-fields-refused',
+      'payment-requires-action',
     ]);
   });
 });
@@ -150,5 +158,150 @@ describe("an account's pin, set by the operator", () => {
       body: { data: { type: 'accounts', attributes: { name: 'Versions newest' } } },
     });
     expect(created.body.data.attributes.apiVersion).toBe('2026-11-29');
+  });
+});
+
+/** A payment body of `as`'s merchant and token, with `attributes` added (or replaced). */
+const paymentBody = (as: Credentials, attributes: Record<string, unknown> = {}) =>
+  tokenv3Body({ ...(worlds.get(as) as { merchantId: string; tokenId: string }), attributes });
+const paymentCount = async () => (await stack.sql`select count(*)::int as n from payments`)[0]?.n as number;
+const pay = (as: Credentials, body: unknown, version?: string) =>
+  stack.call('POST', '/payments', { as, body, headers: version ? { 'PPS-Version': version } : {} });
+/** A POST of raw bytes, with the headers given and no others (no Content-Type unless given). */
+const payRaw = (as: Credentials, bytes: Uint8Array<ArrayBuffer>, headers: Record<string, string> = {}) =>
+  stack.call('POST', '/payments', { as, raw: bytes, headers });
+
+describe('2026-11-29: unknown body members refused (ignored before)', () => {
+  const withUnknown = (as: Credentials) => {
+    const body = paymentBody(as, { colour: 'red' }) as { data: Record<string, unknown> & { attributes: any } };
+    body.data.attributes.transaction.tip = '100';
+    body.data.extra = true;
+    return body;
+  };
+
+  it('refuses each at its pointer in 2026-11-29, and creates nothing', async () => {
+    const before = await paymentCount();
+    for (const response of [
+      await pay(pinnedNew, withUnknown(pinnedNew)),
+      await pay(pinnedOld, withUnknown(pinnedOld), '2026-11-29'),
+    ]) {
+      expect(response.status).toBe(400);
+      const pointers = (response.body.errors as { code: string; source: { pointer: string } }[]).map((error) => [
+        error.code,
+        error.source.pointer,
+      ]);
+      expect(pointers).toEqual(
+        expect.arrayContaining([
+          ['unknown_field', '/data/attributes/colour'],
+          ['unknown_field', '/data/attributes/transaction/tip'],
+          ['unknown_field', '/data/extra'],
+        ]),
+      );
+    }
+    expect(await paymentCount()).toBe(before);
+  });
+
+  it('ignores them in 2026-11-21, by pin or by header, and keeps every member the body takes', async () => {
+    for (const [as, version] of [
+      [pinnedOld, undefined],
+      [pinnedNew, '2026-11-21'],
+    ] as const) {
+      const response = await pay(as, withUnknown(as), version);
+      expect(response.status).toBe(201);
+      expect(response.headers.get('pps-version')).toBe('2026-11-21');
+      expect(response.body.data.attributes).toMatchObject({
+        status: 'pending',
+        transaction: { amount: '1000', invoice: 'INV-1001' },
+      });
+      expect(response.body.data.attributes).not.toHaveProperty('colour');
+    }
+  });
+
+  it('a body wrong in another way is still refused in 2026-11-21, for that alone', async () => {
+    const body = withUnknown(pinnedOld) as { data: { attributes: { transaction: { amount: string } } } };
+    body.data.attributes.transaction.amount = '-5';
+    const response = await pay(pinnedOld, body);
+    expect(response.status).toBe(400);
+    const errors = response.body.errors as { code: string; source: { pointer: string } }[];
+    expect(errors.map((error) => error.source.pointer)).toEqual(['/data/attributes/transaction/amount']);
+  });
+});
+
+describe('2026-11-29: a body needs its Content-Type (read as JSON before)', () => {
+  const bytes = (as: Credentials) => new TextEncoder().encode(JSON.stringify(paymentBody(as)));
+
+  it('is a 415 without one in 2026-11-29, and creates nothing', async () => {
+    const before = await paymentCount();
+    expectError(await payRaw(pinnedNew, bytes(pinnedNew), pinnedNew.headers), 415, 'unsupported_media_type');
+    expect(await paymentCount()).toBe(before);
+  });
+
+  it('is read as JSON in 2026-11-21', async () => {
+    const response = await payRaw(pinnedOld, bytes(pinnedOld), pinnedOld.headers);
+    expect(response.status).toBe(201);
+    expect(response.body.data.attributes.status).toBe('pending');
+  });
+});
+
+describe('2026-11-29: a body that is not UTF-8 is refused (its bad bytes kept as U+FFFD before)', () => {
+  /** A payment body whose invoice holds the byte 0xFF, which UTF-8 never has. */
+  const badBytes = (as: Credentials) => {
+    const text = JSON.stringify(paymentBody(as)).replace('INV-1001', 'INV-@@');
+    const encoded = new TextEncoder().encode(text);
+    const at = text.indexOf('@@');
+    encoded[at] = 0xff;
+    return new Uint8Array(encoded.filter((_, index) => index !== at + 1));
+  };
+  const json = (as: Credentials) => ({ ...as.headers, 'content-type': 'application/json' });
+
+  it('refuses it at the string in 2026-11-29', async () => {
+    expectError(
+      await payRaw(pinnedNew, badBytes(pinnedNew), json(pinnedNew)),
+      400,
+      'invalid_field',
+      '/data/attributes/transaction/invoice',
+    );
+  });
+
+  it('keeps it with a replacement character in 2026-11-21', async () => {
+    const response = await payRaw(pinnedOld, badBytes(pinnedOld), json(pinnedOld));
+    expect(response.status).toBe(201);
+    expect(response.body.data.attributes.transaction.invoice).toBe('INV-\uFFFD');
+  });
+});
+
+describe('2026-11-29: a payment waiting for 3-D Secure is requires_action (pending before)', () => {
+  it('reads requires_action in 2026-11-29 and pending in 2026-11-21, on create, GET, the list and the events API', async () => {
+    const world = worlds.get(pinnedNew) as { merchantId: string; tokenId: string };
+    const tokenId = await createCardToken(stack, pinnedNew, '4000002760003184');
+    const created = await pay(
+      pinnedNew,
+      tokenv3Body({
+        merchantId: world.merchantId,
+        tokenId,
+        attributes: { authentication: { mode: 'automatic', returnUrl: 'https://shop.example.com/done' } },
+      }),
+    );
+    expect(created.status).toBe(201);
+    const { id } = created.body.data;
+    expect(created.body.data.attributes.status).toBe('requires_action');
+    const old = { headers: { 'PPS-Version': '2026-11-21' } };
+    const read = await stack.call('GET', `/payments/${id}`, { as: pinnedNew, ...old });
+    expect(read.body.data.attributes.status).toBe('pending');
+    expect(read.body.data.attributes.nextAction.type).toBe('redirect');
+    const listed = await stack.call('GET', '/payments?limit=5', { as: pinnedNew, ...old });
+    expect(listed.body.data.find((item: { id: string }) => item.id === id).attributes.status).toBe('pending');
+    const status = await stack.call('GET', `/payments/status/${id}`, { as: pinnedNew, ...old });
+    expect(status.body.data.attributes.status).toBe('pending');
+
+    const [event] =
+      await stack.sql`select id from events where resource_id = ${id} and type = 'payment.requires_action'`;
+    const newest = await stack.call('GET', `/events/${event?.id}`, { as: pinnedNew });
+    expect(newest.body.data.attributes.payload.data.attributes.status).toBe('requires_action');
+    const older = await stack.call('GET', `/events/${event?.id}`, { as: pinnedNew, ...old });
+    expect(older.body.data.attributes.payload.data.attributes.status).toBe('pending');
+    const events = await stack.call('GET', `/events?limit=100`, { as: pinnedNew, ...old });
+    const item = events.body.data.find((each: { id: string }) => each.id === event?.id);
+    expect(item.attributes.payload.data.attributes.status).toBe('pending');
   });
 });

@@ -31,7 +31,7 @@ import { forwardedPrefixes } from './proxy/routing';
 import { registerRequestRoutes } from './request-log/api/requests.routes';
 import { recordRequests } from './request-log/run/recorder';
 import { registerClockRoutes } from './sandbox/clock.routes';
-import { listParametersOfRoutes, versioned, versionHeader } from './versions/versioning';
+import { versioned, versionedRoutes, versionHeader } from './versions/versioning';
 import { registerVersionRoutes } from './versions/versions.routes';
 
 const operatorCaller = (requestId: string) => ({
@@ -86,9 +86,9 @@ export function createGatewayApp(deps: GatewayDeps, metrics: Metrics = createMet
     );
     c.set('caller', caller);
     // In the version the request asks for, else its account's (docs/api.md, Versions).
-    await limits.perAccount(c, caller.accountId, () => versioned(c, listParameters, next));
+    await limits.perAccount(c, caller.accountId, () => versioned(c, versionRoutes, next));
   };
-  const listParameters = listParametersOfRoutes(allRoutes);
+  const versionRoutes = versionedRoutes(allRoutes);
 
   registerHealthRoutes(app, deps, metrics, limits);
   registerDocsRoutes(app, allRoutes, deps.config.PUBLIC_BASE_URL);

@@ -1,2 +1,3 @@
 export * from './changes';
+export * from './render';
 export * from './versions';

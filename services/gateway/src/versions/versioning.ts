@@ -3,11 +3,15 @@ import { ApiError, listParametersOf } from '@pps/shared/http';
 import {
   API_VERSIONS,
   type ApiVersion,
+  type BodySchema,
   changesSince,
   isApiVersion,
   type ListParameters,
   NEWEST_VERSION,
+  renderAnswer,
   VERSION_HEADER,
+  type VersionChange,
+  type VersionedBody,
   type VersionedRequest,
 } from '@pps/shared/versions';
 import type { Context, MiddlewareHandler } from 'hono';
@@ -46,49 +50,104 @@ export const versionHeader = (): MiddlewareHandler<{ Variables: VersionVariables
   }
 };
 
-/** The list parameters of every GET route of the contract, by its path pattern (`{id}` matching one segment). */
-export function listParametersOfRoutes(routes: readonly RouteConfig[]): ListParameters {
-  const lists = routes.flatMap((route) => {
-    const known = listParametersOf(route.request?.query);
-    if (route.method !== 'get' || !known) return [];
-    const pattern = new RegExp(`^${route.path.replace(/\{[^}]+\}/g, '[^/]+')}$`);
-    return [{ pattern, known }];
-  });
-  return (method, path) => (method === 'GET' ? lists.find((list) => list.pattern.test(path))?.known : undefined);
+/** What the change modules need of the contract: each list's parameters, each body's schema. */
+export type VersionedRoutes = {
+  listParameters: ListParameters;
+  bodySchema: (method: string, path: string) => BodySchema | undefined;
+};
+
+/**
+ * The list parameters of every GET route of the contract, and the body schema of every route that takes one, by
+ * its path pattern (`{id}` matching one segment).
+ */
+export function versionedRoutes(routes: readonly RouteConfig[]): VersionedRoutes {
+  const patterned = routes.map((route) => ({
+    route,
+    method: route.method.toUpperCase(),
+    pattern: new RegExp(`^${route.path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+  }));
+  const find = (method: string, path: string) =>
+    patterned.find((entry) => entry.method === method && entry.pattern.test(path))?.route;
+  return {
+    listParameters: (method, path) =>
+      method === 'GET' ? listParametersOf(find(method, path)?.request?.query) : undefined,
+    bodySchema: (method, path) =>
+      (find(method, path)?.request?.body?.content?.['application/json'] as { schema?: BodySchema } | undefined)?.schema,
+  };
 }
 
 /**
  * An authenticated request in its version: the one it asks for (`PPS-Version`), else its account's pin. In the
  * newest, nothing is done. In an older one, each change since then (`changesSince`) turns the request into the
- * newest's before it goes on (`versionedUrl`, which `forward` sends), and a 2xx JSON answer back into the older
- * version's, newest change first.
+ * newest's before it goes on (`versionedUrl`, which `forward` sends, and the body, put in the request's place), and
+ * a 2xx JSON answer back into the older version's (`renderAnswer`), newest change first.
  */
-export function versioned(c: Context, listParameters: ListParameters, next: () => Promise<void>): Promise<void> {
+export function versioned(c: Context, routes: VersionedRoutes, next: () => Promise<void>): Promise<void> {
   const asked = c.req.header(VERSION_HEADER);
   const pinned = (c.get('caller') as { account?: { apiVersion?: string } } | undefined)?.account?.apiVersion;
   const version = isApiVersion(asked) ? asked : isApiVersion(pinned) ? pinned : NEWEST_VERSION;
   c.set('apiVersion', version);
   const changes = changesSince(version);
   if (changes.length === 0) return next();
-  return inOlderVersion(c, changes, listParameters, next);
+  return inOlderVersion(c, changes, routes, next);
+}
+
+const lenient = new TextDecoder();
+const strict = new TextDecoder('utf-8', { fatal: true });
+const encoder = new TextEncoder();
+
+/** Whether bytes are UTF-8. */
+function isUtf8(bytes: Uint8Array): boolean {
+  try {
+    strict.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The request's body through each change's `body`: when one changed it, the request takes the changed body (and
+ * type) in its place, for the routes that read it and for `forward`, which sends it.
+ */
+async function versionBody(c: Context, changes: readonly VersionChange[], routes: VersionedRoutes, path: string) {
+  if (c.req.method === 'GET' || c.req.method === 'HEAD' || !changes.some((change) => change.body)) return;
+  const bytes = new Uint8Array(await c.req.arrayBuffer());
+  if (bytes.byteLength === 0) return;
+  const given: VersionedBody = {
+    contentType: c.req.header('content-type'),
+    text: lenient.decode(bytes),
+    utf8: isUtf8(bytes),
+  };
+  const schema = routes.bodySchema(c.req.method, path);
+  let body = given;
+  for (const change of changes) body = change.body?.(body, { schema }) ?? body;
+  if (body === given) return;
+  const headers = new Headers(c.req.raw.headers);
+  if (body.contentType !== undefined) headers.set('content-type', body.contentType);
+  const changed = encoder.encode(body.text);
+  headers.set('content-length', String(changed.byteLength));
+  c.req.raw = new Request(c.req.url, { method: c.req.method, headers, body: changed });
+  c.req.bodyCache = {};
 }
 
 async function inOlderVersion(
   c: Context<{ Variables: VersionVariables }>,
-  changes: ReturnType<typeof changesSince>,
-  listParameters: ListParameters,
+  changes: readonly VersionChange[],
+  routes: VersionedRoutes,
   next: () => Promise<void>,
 ) {
   const url = new URL(c.req.url);
   let request: VersionedRequest = { method: c.req.method, path: url.pathname, query: url.searchParams };
-  for (const change of changes) request = change.request?.(request, { listParameters }) ?? request;
+  for (const change of changes)
+    request = change.request?.(request, { listParameters: routes.listParameters }) ?? request;
   url.search = request.query.toString();
   c.set('versionedUrl', url);
+  await versionBody(c, changes, routes, url.pathname);
   await next();
   const type = c.res.headers.get('content-type') ?? '';
   if (c.res.status >= 300 || !type.includes('json')) return;
-  let body: unknown = await c.res.clone().json();
-  for (const change of changes) body = change.response?.(body, request) ?? body;
+  const body = renderAnswer(await c.res.clone().json(), changes, request);
   const headers = new Headers(c.res.headers);
   headers.delete('content-length');
   c.res = new Response(JSON.stringify(body), { status: c.res.status, headers });
