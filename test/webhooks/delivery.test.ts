@@ -425,6 +425,7 @@ describe('step-asides', () => {
         secretEnc: '',
         previousSecretEnc: null,
         previousSecretExpiresAt: null,
+        apiVersion: '2026-11-29' as const,
       };
       // 200 first attempts wait out their turn: each is busy, and its process puts it back in line (no step-aside).
       const results = await Promise.all(

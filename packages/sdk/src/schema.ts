@@ -2808,6 +2808,11 @@ export interface components {
                 events: string[];
                 description: string | null;
                 enabled: boolean;
+                /**
+                 * @description The API version its events are delivered in
+                 * @enum {string}
+                 */
+                apiVersion: "2026-11-21" | "2026-11-29";
                 /** @description Why the platform disabled it (e.g. the receiver answered 410); null when enabled */
                 disabledReason: string | null;
                 /**
@@ -2853,6 +2858,12 @@ export interface components {
                      * @example Order system
                      */
                     description?: string | null;
+                    /**
+                     * @description The API version its events are delivered in; by default the account's pin (docs/api.md, Versions)
+                     * @example 2026-11-29
+                     * @enum {string}
+                     */
+                    apiVersion?: "2026-11-21" | "2026-11-29";
                 };
             };
         };
@@ -2871,6 +2882,11 @@ export interface components {
                 events: string[];
                 description: string | null;
                 enabled: boolean;
+                /**
+                 * @description The API version its events are delivered in
+                 * @enum {string}
+                 */
+                apiVersion: "2026-11-21" | "2026-11-29";
                 /** @description Why the platform disabled it (e.g. the receiver answered 410); null when enabled */
                 disabledReason: string | null;
                 /**
@@ -2913,6 +2929,12 @@ export interface components {
                     description?: string | null;
                     /** @description true re-enables the endpoint and clears disabledReason */
                     enabled?: boolean;
+                    /**
+                     * @description The API version its events are delivered in; by default the account's pin (docs/api.md, Versions)
+                     * @example 2026-11-29
+                     * @enum {string}
+                     */
+                    apiVersion?: "2026-11-21" | "2026-11-29";
                 };
             };
         };

@@ -4,6 +4,7 @@ import { eventTypes } from '../events/outbox';
 import { optionalBody } from '../http/body';
 import { listQuery } from '../http/pagination';
 import { strictObject } from '../http/strict-body';
+import { API_VERSIONS, NEWEST_VERSION } from '../versions/versions';
 import {
   authenticated,
   authenticatedBodyErrors,
@@ -99,9 +100,19 @@ const webhookDescription = z
   .optional()
   .openapi({ example: 'Order system', description: 'At most 500 characters; blank or null for none' });
 
+const webhookApiVersion = z.enum(API_VERSIONS).openapi({
+  example: NEWEST_VERSION,
+  description: "The API version its events are delivered in; by default the account's pin (docs/api.md, Versions)",
+});
+
 export const createWebhookBodySchema = requestEnvelope(
   'webhooks',
-  strictObject({ url: webhookUrl, events: webhookEvents, description: webhookDescription }),
+  strictObject({
+    url: webhookUrl,
+    events: webhookEvents,
+    description: webhookDescription,
+    apiVersion: webhookApiVersion.optional(),
+  }),
 ).openapi('WebhookCreateRequest');
 
 export const updateWebhookBodySchema = requestEnvelope(
@@ -111,13 +122,15 @@ export const updateWebhookBodySchema = requestEnvelope(
     events: webhookEvents.optional(),
     description: webhookDescription,
     enabled: z.boolean().optional().openapi({ description: 'true re-enables the endpoint and clears disabledReason' }),
+    apiVersion: webhookApiVersion.optional(),
   }).refine(
     (value) =>
       value.url !== undefined ||
       value.events !== undefined ||
       value.description !== undefined ||
-      value.enabled !== undefined,
-    { message: 'attributes must give at least one of url, events, description, enabled' },
+      value.enabled !== undefined ||
+      value.apiVersion !== undefined,
+    { message: 'attributes must give at least one of url, events, description, enabled, apiVersion' },
   ),
 ).openapi('WebhookUpdateRequest');
 
@@ -163,6 +176,7 @@ export const webhookAttributesSchema = z.object({
   events: z.array(z.string()).openapi({ example: ['payment.completed', 'payment.failed'] }),
   description: z.string().nullable(),
   enabled: z.boolean(),
+  apiVersion: z.enum(API_VERSIONS).openapi({ description: 'The API version its events are delivered in' }),
   disabledReason: z
     .string()
     .nullable()

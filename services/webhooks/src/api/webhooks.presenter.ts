@@ -15,6 +15,7 @@ export const webhookResource = (endpoint: WebhookEndpoint) => ({
     events: endpoint.events,
     description: endpoint.description,
     enabled: endpoint.enabled,
+    apiVersion: endpoint.apiVersion,
     disabledReason: endpoint.disabledReason,
     createdAt: endpoint.createdAt.toISOString(),
     updatedAt: endpoint.updatedAt.toISOString(),

@@ -1,7 +1,9 @@
 import type { Config } from '@pps/shared/config';
 import { FieldCipher } from '@pps/shared/crypto';
 import { type DbOrTx, type Keyset, keysetPage, keysetRead, placeIn, schema, type Travel } from '@pps/shared/db';
+import type { ApiVersion } from '@pps/shared/versions';
 import { and, count, eq, isNull, type SQL, sql } from 'drizzle-orm';
+import type { PgInsertValue } from 'drizzle-orm/pg-core';
 
 const { webhookEndpoints, webhookDeliveries } = schema;
 
@@ -14,6 +16,7 @@ export type WebhookEndpointChanges = Partial<
     | 'events'
     | 'description'
     | 'enabled'
+    | 'apiVersion'
     | 'disabledReason'
     | 'secretEnc'
     | 'previousSecretEnc'
@@ -30,7 +33,14 @@ export type WebhookEndpointChanges = Partial<
 export const createSecretCipher = (config: Pick<Config, 'DATA_ENCRYPTION_KEYS'>) =>
   new FieldCipher(config.DATA_ENCRYPTION_KEYS);
 
-export async function insertEndpoint(db: DbOrTx, values: NewWebhookEndpoint): Promise<WebhookEndpoint> {
+/** An account's API version, as a value of an insert: read by the statement itself. */
+export const accountPin = (accountId: string) =>
+  sql<ApiVersion>`(select ${schema.accounts.apiVersion} from ${schema.accounts} where ${schema.accounts.id} = ${accountId})`;
+
+export async function insertEndpoint(
+  db: DbOrTx,
+  values: PgInsertValue<typeof webhookEndpoints>,
+): Promise<WebhookEndpoint> {
   const [row] = await db.insert(webhookEndpoints).values(values).returning();
   if (!row) throw new Error('webhook endpoint insert returned no row');
   return row;

@@ -25,6 +25,7 @@ import { type EventRow, findEvent, markRelayed, notifyOutbox } from './events.re
 import { webhookErrors, webhookPointers } from './webhooks.errors';
 import { webhookResource } from './webhooks.presenter';
 import {
+  accountPin,
   endpointPlace,
   findEndpoint,
   insertEndpoint,
@@ -80,6 +81,8 @@ export async function createWebhook({
     url: input.url,
     events: input.events,
     description: descriptionOf(input.description),
+    // Given, else the account's pin, read in the insert (docs/api.md, Versions).
+    apiVersion: input.apiVersion ?? accountPin(ctx.accountId),
     enabled: true,
     disabledReason: null,
     secretEnc: cipher.encrypt(secret),
@@ -106,7 +109,7 @@ export async function listAccountWebhooks({
   return listEndpoints(ctx.db, { accountId: ctx.accountId, limit: input.limit, offset: input.offset, keyset });
 }
 
-/** PUT /webhooks/{id}: any of url, events, description, enabled; enabling clears `disabledReason`. */
+/** PUT /webhooks/{id}: any of url, events, description, enabled, apiVersion; enabling clears `disabledReason`. */
 export async function updateWebhook({
   ctx,
   input,
@@ -122,6 +125,7 @@ export async function updateWebhook({
   if (attributes.events !== undefined) changes.events = attributes.events;
   if (attributes.description !== undefined) changes.description = descriptionOf(attributes.description);
   if (attributes.enabled !== undefined) changes.enabled = attributes.enabled;
+  if (attributes.apiVersion !== undefined) changes.apiVersion = attributes.apiVersion;
   // Turned back on: a fresh start, its failing streak forgotten (WEBHOOK_DISABLE_AFTER_DAYS counts anew).
   if (attributes.enabled === true) Object.assign(changes, { disabledReason: null, failingSince: null });
   const endpoint = await updateEndpoint(ctx.db, id, changes);

@@ -4,6 +4,7 @@ import type { Config } from '@pps/shared/config';
 import type { FieldCipher } from '@pps/shared/crypto';
 import { Batcher, type Db, rowMapper, schema, send, texts } from '@pps/shared/db';
 import type { Metrics } from '@pps/shared/metrics';
+import { renderEventPayloadText } from '@pps/shared/versions';
 import { eq } from 'drizzle-orm';
 import { Agent } from 'undici';
 import { z } from 'zod';
@@ -83,12 +84,14 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 
 /**
  * What an attempt needs of its delivery, endpoint and event, for any number of deliveries in one statement. The
- * payload comes as the text it is stored as, which is the body sent: never parsed and written out again.
+ * payload comes as the text it is stored as (the newest version's shape), which is the body sent to an endpoint on
+ * the newest version: never parsed and written out again. An endpoint on an older version is sent it rendered in
+ * that version (`renderEventPayloadText`), and the signature is over what is sent.
  */
 const LOAD = `
   select d.id, d.status, d.attempts, d.endpoint_id, d.event_id, e.created_at,
     e.payload::text as body, w.url, w.enabled, w.deleted_at, w.secret_enc, w.previous_secret_enc,
-    w.previous_secret_expires_at
+    w.previous_secret_expires_at, w.api_version
   from webhook_deliveries d
   join webhook_endpoints w on w.id = d.endpoint_id
   join events e on e.id = d.event_id
@@ -109,12 +112,16 @@ const loadedRow = rowMapper({
   secretEnc: webhookEndpoints.secretEnc,
   previousSecretEnc: webhookEndpoints.previousSecretEnc,
   previousSecretExpiresAt: webhookEndpoints.previousSecretExpiresAt,
+  apiVersion: webhookEndpoints.apiVersion,
 });
 export type LoadedDelivery = ReturnType<typeof loadedRow>;
 
 /** What attempts of these deliveries need, in one statement (those no longer there are left out). */
 const loadDeliveries = async (db: Db, ids: string[]): Promise<LoadedDelivery[]> =>
-  (await send(db, LOAD, [ids])).map(loadedRow);
+  (await send(db, LOAD, [ids])).map((row) => {
+    const loaded = loadedRow(row);
+    return { ...loaded, body: renderEventPayloadText(loaded.body, loaded.apiVersion) };
+  });
 
 // ── recording, batched ────────────────────────────────────────────────────────────────────────────────────────
 
@@ -297,6 +304,7 @@ export async function sendDelivery(
         'webhook-id': loaded.eventId,
         'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
         'webhook-signature': signatures(deps, loaded, at),
+        'pps-version': loaded.apiVersion,
       },
       body: loaded.body,
       timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS,

@@ -42,6 +42,7 @@ const delivery = (url: string): LoadedDelivery => ({
   secretEnc: cipher.encrypt(newWebhookSecret()),
   previousSecretEnc: null,
   previousSecretExpiresAt: null,
+  apiVersion: '2026-11-29',
 });
 
 /** Sends to `url` under `env`, and how many requests the receiver got meanwhile. */

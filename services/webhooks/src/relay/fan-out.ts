@@ -2,6 +2,7 @@ import type { Db, DbOrTx } from '@pps/shared/db';
 import { pipelinedTransaction, rowMapper, type Sent, schema, send, textArray, withTransaction } from '@pps/shared/db';
 import { newId } from '@pps/shared/ids';
 import type { RedisClient } from '@pps/shared/queues';
+import { renderEventPayloadText } from '@pps/shared/versions';
 import type { Queue } from 'bullmq';
 import { and, asc, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
@@ -33,7 +34,8 @@ const jobColumns = {
  * the same one), each with the endpoints it goes to: its account's, enabled, subscribed to its type, and made before
  * it (an endpoint hears what happened after it subscribed, even when the relay catches up late); an event no
  * endpoint hears is one row with no endpoint. Each row going to an endpoint carries what its first attempt needs
- * (the payload as the text it is stored as, which is the body sent; the endpoint's URL and secrets), read here from
+ * (the payload as the text it is stored as, which is the body sent in the endpoint's version; the endpoint's URL,
+ * secrets and version), read here from
  * the rows the claim reads anyway, so first attempts load nothing. The queue is read first and the events then by
  * id: a join of the two let the planner merge them along the events' primary key, reading every event ever written
  * to find the few queued, since its estimate of the queue comes from the last ANALYZE, which a burst leaves at
@@ -42,7 +44,7 @@ const jobColumns = {
 const CLAIM = `
   select e.id as event_id, e.account_id, e.created_at, w.id as endpoint_id,
     case when w.id is not null then e.payload::text end as body, w.url, w.secret_enc, w.previous_secret_enc,
-    w.previous_secret_expires_at
+    w.previous_secret_expires_at, w.api_version
   from events e
   left join webhook_endpoints w on w.account_id = e.account_id and w.enabled and w.deleted_at is null
     and w.created_at <= e.created_at and (w.events ? '*' or w.events ? e.type)
@@ -79,6 +81,7 @@ const claimedRow = rowMapper({
   secretEnc: webhookEndpoints.secretEnc,
   previousSecretEnc: webhookEndpoints.previousSecretEnc,
   previousSecretExpiresAt: webhookEndpoints.previousSecretExpiresAt,
+  apiVersion: webhookEndpoints.apiVersion,
 });
 type Claimed = ReturnType<typeof claimedRow>;
 const insertedRow = rowMapper({
@@ -99,13 +102,15 @@ const firstAttemptOf = (id: string, row: ToMake): LoadedDelivery => ({
   endpointId: row.endpointId,
   eventId: row.eventId,
   eventCreatedAt: row.eventCreatedAt,
-  body: row.body,
+  // In the endpoint's version: the stored text itself for the newest.
+  body: renderEventPayloadText(row.body, row.apiVersion),
   url: row.url,
   enabled: true,
   deletedAt: null,
   secretEnc: row.secretEnc,
   previousSecretEnc: row.previousSecretEnc,
   previousSecretExpiresAt: row.previousSecretExpiresAt,
+  apiVersion: row.apiVersion,
 });
 
 /**

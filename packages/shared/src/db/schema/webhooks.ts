@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import type { ApiVersion } from '../../versions/versions';
 import { accounts } from './accounts';
 import { timestamps, ts } from './columns';
 
@@ -19,6 +20,11 @@ export const webhookEndpoints = pgTable(
     events: jsonb('events').$type<string[]>().notNull(),
     description: text('description'),
     enabled: boolean('enabled').notNull().default(true),
+    /**
+     * The API version its events are delivered in (docs/api.md, Versions): set when it is made (given, else its
+     * account's pin), moved by PUT. Events are stored in the newest shape and rendered in it at delivery.
+     */
+    apiVersion: text('api_version').$type<ApiVersion>().notNull().default('2026-11-29'),
     disabledReason: text('disabled_reason'),
     /**
      * Since when every attempt to this endpoint has failed (null while it succeeds, or has had no attempt since it
