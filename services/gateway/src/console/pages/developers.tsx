@@ -1,11 +1,59 @@
+import { API_VERSIONS, changesSince, isApiVersion, NEWEST_VERSION, VERSION_CHANGES } from '@pps/shared/versions';
 import type { Hono } from 'hono';
+import type { FC } from 'hono/jsx';
+import { setAccountStatus } from '../../admin/accounts.usecases';
 import { listAccountApps } from '../../auth-api/auth.usecases';
 import { type GatewayDeps, gatewayContext } from '../../deps';
 import { CodeBlock } from '../components/code';
 import { when } from '../components/format';
-import { Layout } from '../components/layout';
+import { CsrfField, Layout, Notice } from '../components/layout';
 import { Fields, Table } from '../components/table';
-import { accountOf, type ConsoleEnv } from '../console-env';
+import { accountOf, type ConsoleContext, type ConsoleEnv } from '../console-env';
+import type { Viewer } from '../session/sessions.usecases';
+
+/** A changelog line as the docs show it: its `code spans` as code. */
+const withCode = (line: string) => line.split('`').map((part, index) => (index % 2 === 1 ? <code>{part}</code> : part));
+
+/**
+ * The account's API version and the form that moves it (docs/api.md, Versions): the versions newest first, the
+ * newest marked, and what a move to the newest would change, by each change module's changelog line.
+ */
+const ApiVersionForm: FC<{ viewer: Viewer; pinned: string; error?: string }> = ({ viewer, pinned, error }) => {
+  const ahead = isApiVersion(pinned) ? changesSince(pinned) : VERSION_CHANGES;
+  return (
+    <section aria-labelledby="api-version">
+      <h2 id="api-version">API version</h2>
+      {error && <Notice kind="error">{error}</Notice>}
+      <p>
+        Requests without a <code>PPS-Version</code> header are answered in <strong>{pinned}</strong>
+        {pinned === NEWEST_VERSION ? ', the newest version.' : '.'} Webhook endpoints keep their own version, shown on
+        each.
+      </p>
+      {ahead.length > 0 && (
+        <>
+          <p>Moving to {NEWEST_VERSION} changes:</p>
+          <ul>
+            {ahead.map((change) => (
+              <li>{withCode(change.changelog)}</li>
+            ))}
+          </ul>
+        </>
+      )}
+      <form method="post" action="/console/developers/api-version">
+        <CsrfField viewer={viewer} />
+        <label for="apiVersion">Version</label>
+        <select id="apiVersion" name="apiVersion">
+          {[...API_VERSIONS].reverse().map((version) => (
+            <option value={version} selected={version === pinned}>
+              {version === NEWEST_VERSION ? `${version} (newest)` : version}
+            </option>
+          ))}
+        </select>
+        <button type="submit">Change version</button>
+      </form>
+    </section>
+  );
+};
 
 /**
  * How an app's key is replaced, as docs/api.md (Authentication) gives it: the one call that makes a key, made by the
@@ -26,12 +74,14 @@ const replaceKeyCall = (appId: string) =>
  */
 export function registerDevelopersPages(app: Hono<ConsoleEnv>, deps: GatewayDeps) {
   const ctx = gatewayContext(deps);
-  app.get('/console/developers', async (c) => {
+  const page = async (c: ConsoleContext, versionError?: string) => {
     const account = accountOf(c);
     if (!account) return c.redirect('/console/accounts', 303);
     const apps = await listAccountApps({ ctx: { db: ctx.db, account } });
+    const done = c.req.query('done') === 'version';
     return c.html(
       <Layout title="Apps and keys" viewer={c.get('viewer')} current="/console/developers">
+        {done && <Notice kind="done">The API version is now {account.apiVersion}.</Notice>}
         <Fields
           fields={[
             ['Account', account.name],
@@ -59,6 +109,7 @@ export function registerDevelopersPages(app: Hono<ConsoleEnv>, deps: GatewayDeps
           </p>
           {apps[0] && <CodeBlock label="Replacing an app key with curl" text={replaceKeyCall(apps[0].id)} />}
         </section>
+        <ApiVersionForm viewer={c.get('viewer')} pinned={account.apiVersion} error={versionError} />
         <section aria-labelledby="tools">
           <h2 id="tools">Developer tools</h2>
           <ul>
@@ -75,6 +126,20 @@ export function registerDevelopersPages(app: Hono<ConsoleEnv>, deps: GatewayDeps
           </ul>
         </section>
       </Layout>,
+      versionError ? 422 : 200,
     );
+  };
+  app.get('/console/developers', (c) => page(c));
+  // The account's pin, moved by its own developer: the use case the operator's `PUT /admin/accounts/{id}` runs.
+  app.post('/console/developers/api-version', async (c) => {
+    const account = accountOf(c);
+    if (!account) return c.redirect('/console/accounts', 303);
+    const asked = c.get('form').apiVersion ?? '';
+    if (!isApiVersion(asked)) {
+      return page(c, `${JSON.stringify(asked.slice(0, 40))} is not an API version: choose one of the list.`);
+    }
+    await setAccountStatus({ ctx, input: { id: account.id, apiVersion: asked } });
+    deps.auth.forgetAccount(account.id);
+    return c.redirect('/console/developers?done=version', 303);
   });
 }

@@ -4,7 +4,14 @@ import { eq, lt } from 'drizzle-orm';
 
 /** A session as a request finds it: the row, and its account as the account is now (none for an operator). */
 export type FoundSession = ConsoleSession & {
-  account: { id: string; name: string; status: string; apiKeyHash: string; clockOffsetSeconds: number } | null;
+  account: {
+    id: string;
+    name: string;
+    status: string;
+    apiKeyHash: string;
+    clockOffsetSeconds: number;
+    apiVersion: string;
+  } | null;
 };
 
 export const insertSession = (db: DbOrTx, row: ConsoleSession) => db.insert(consoleSessions).values(row);
@@ -20,6 +27,7 @@ export async function findSession(db: DbOrTx, id: string): Promise<FoundSession 
         status: accounts.status,
         apiKeyHash: accounts.apiKeyHash,
         clockOffsetSeconds: accounts.clockOffsetSeconds,
+        apiVersion: accounts.apiVersion,
       },
     })
     .from(consoleSessions)

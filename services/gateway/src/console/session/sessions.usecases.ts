@@ -15,7 +15,7 @@ export type Viewer =
       kind: 'account';
       sessionId: string;
       csrfToken: string;
-      account: { id: string; name: string; clockOffsetSeconds: number };
+      account: { id: string; name: string; clockOffsetSeconds: number; apiVersion: string };
     }
   | { kind: 'operator'; sessionId: string; csrfToken: string };
 
@@ -81,7 +81,12 @@ export async function viewerOf({ ctx, cookie }: { ctx: GatewayContext; cookie: s
   return {
     kind: 'account',
     ...base,
-    account: { id: account.id, name: account.name, clockOffsetSeconds: account.clockOffsetSeconds },
+    account: {
+      id: account.id,
+      name: account.name,
+      clockOffsetSeconds: account.clockOffsetSeconds,
+      apiVersion: account.apiVersion,
+    },
   } satisfies Viewer;
 }
 
