@@ -21,6 +21,9 @@ import { prepareWorld, type World } from './world';
  * The revision `.` is this tree again, so one setting is measured against another on the same code:
  * BENCH_THEN_ENV (`NAME=value,NAME=value`) is given to the revision's server only, e.g.
  * `BENCH_THEN_ENV=REQUEST_LOG=false npm run bench:compare -- .` is this tree without the request log, then with it.
+ * BENCH_THEN_HEADERS (`Name: value,Name: value`) are sent with the revision's requests only, e.g.
+ * `BENCH_THEN_HEADERS='PPS-Version: 2026-11-21' npm run bench:compare -- .` is this tree's payments in the oldest
+ * API version against the same payments in the newest.
  */
 const revision = process.argv[2];
 if (!revision) throw new Error('usage: npm run bench:compare -- <git revision, or . for this tree>');
@@ -30,9 +33,17 @@ const thenEnv = Object.fromEntries(
     .filter(Boolean)
     .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
 );
+const thenHeaders = Object.fromEntries(
+  (process.env.BENCH_THEN_HEADERS ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((pair) => [pair.slice(0, pair.indexOf(':')).trim(), pair.slice(pair.indexOf(':') + 1).trim()]),
+);
 const sameTree = revision === '.';
 /** How the revision's figures are named. */
-const thenName = [sameTree ? 'this tree' : revision, process.env.BENCH_THEN_ENV].filter(Boolean).join(', ');
+const thenName = [sameTree ? 'this tree' : revision, process.env.BENCH_THEN_ENV, process.env.BENCH_THEN_HEADERS]
+  .filter(Boolean)
+  .join(', ');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARM_UP_SECONDS = 5;
@@ -67,17 +78,29 @@ try {
     ...thenEnv,
   });
   const versions = [
-    { name: thenName, target: then, world: await prepareWorld(then.base, 'dev-admin-token'), runs: [] as Run[] },
-    { name: 'this tree', target: now, world: await prepareWorld(now.base, 'dev-admin-token'), runs: [] as Run[] },
+    {
+      name: thenName,
+      target: then,
+      world: await prepareWorld(then.base, 'dev-admin-token'),
+      headers: thenHeaders,
+      runs: [] as Run[],
+    },
+    {
+      name: 'this tree',
+      target: now,
+      world: await prepareWorld(now.base, 'dev-admin-token'),
+      headers: {},
+      runs: [] as Run[],
+    },
   ];
   // Warm-up, not counted: both JITs and connection pools get to their steady state first.
   for (const version of versions) {
-    await autocannon({ ...paymentLoad(version.target, version.world), duration: WARM_UP_SECONDS });
+    await autocannon({ ...paymentLoad(version.target, version.world, version.headers), duration: WARM_UP_SECONDS });
   }
   for (let round = 1; round <= ROUNDS; round++) {
     for (const version of versions) {
       await vacuumAnalyze(`${POSTGRES}/pps_compare_now`, `${POSTGRES}/pps_compare_then`);
-      const run = await load(version.target, version.world);
+      const run = await load(version.target, version.world, version.headers);
       version.runs.push(run);
       console.log(`round ${round}  ${version.name.padEnd(12)} ${format(run)}`);
     }
@@ -95,20 +118,20 @@ process.exit(0);
 type Run = { requestsPerSecond: number; p99Ms: number; errors: number; serverMs: number; postgresMs: number };
 
 /** tokenv3 payments at BENCH_CONNECTIONS connections (64 unless set), each with a fresh requestId. */
-function paymentLoad(target: Target, world: World): autocannon.Options {
+function paymentLoad(target: Target, world: World, headers: Record<string, string> = {}): autocannon.Options {
   return {
     url: `${target.base}/payments`,
     connections: Number(process.env.BENCH_CONNECTIONS ?? 64),
     method: 'POST',
-    headers: { ...world.credentials.headers, 'content-type': 'application/json' },
+    headers: { ...world.credentials.headers, 'content-type': 'application/json', ...headers },
     requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, body: world.paymentBody(randomUUID()) }) }],
   };
 }
 
 /** One measured load (`windowedLoad`: counted once its connections are in). */
-async function load(target: Target, world: World): Promise<Run> {
+async function load(target: Target, world: World, headers: Record<string, string>): Promise<Run> {
   const pids = target.processes.map((child) => child.pid as number);
-  const measured = await windowedLoad(paymentLoad(target, world), SECONDS, async () => {
+  const measured = await windowedLoad(paymentLoad(target, world, headers), SECONDS, async () => {
     const before = await sampleCpu(pids);
     return async () => ({ before, after: await sampleCpu(pids) });
   });

@@ -1,3 +1,4 @@
+import { closeServer, listen } from '@pps/shared/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCardToken, createPayment, tokenv3Body } from '../fixtures/payments';
 import { createWorld } from '../fixtures/world';
@@ -303,5 +304,30 @@ describe('2026-11-29: a payment waiting for 3-D Secure is requires_action (pendi
     const events = await stack.call('GET', `/events?limit=100`, { as: pinnedNew, ...old });
     const item = events.body.data.find((each: { id: string }) => each.id === event?.id);
     expect(item.attributes.payload.data.attributes.status).toBe('pending');
+  });
+});
+
+describe("2026-11-21 over a real socket (the body read off Node's stream once, for the route that reads it)", () => {
+  it("a forwarded body and one of the gateway's own routes, each with an unknown member", async () => {
+    const { server, port } = await listen(stack.gateway.fetch, 0, '127.0.0.1');
+    try {
+      const send = (path: string, body: unknown) =>
+        fetch(`http://127.0.0.1:${port}${path}`, {
+          method: 'POST',
+          headers: { ...pinnedOld.headers, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const body = paymentBody(pinnedOld, { colour: 'red' });
+      const paid = await send('/payments', body);
+      expect(paid.status).toBe(201);
+      expect(paid.headers.get('pps-version')).toBe('2026-11-21');
+      const clock = await send('/sandbox/clock', {
+        data: { type: 'clock', attributes: { time: new Date(Date.now() + 60_000).toISOString(), colour: 'red' } },
+      });
+      expect(clock.status).toBe(200);
+      expect(((await clock.json()) as { data: { type: string } }).data.type).toBe('clock');
+    } finally {
+      await closeServer(server);
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { membersOf, removeUnknownMembers } from './known-members';
 import { type ApiVersion, olderThan } from './versions';
 
 /** A request as a change module sees it: its method, path and query, before it reaches the service. */
@@ -10,11 +11,8 @@ export type VersionedRequest = { method: string; path: string; query: URLSearchP
  */
 export type VersionedBody = { contentType: string | undefined; text: string; utf8: boolean };
 
-/** What a body is checked by: the operation's request schema (a zod schema), as far as a module needs it. */
-export type BodySchema = {
-  safeParse: (value: unknown) => { success: boolean; error?: { issues: readonly BodyIssue[] } };
-};
-export type BodyIssue = { code: string; path: readonly PropertyKey[]; keys?: readonly string[] };
+/** What a body is checked by: the operation's request schema (a zod schema; `known-members.ts` reads it). */
+export type BodySchema = object;
 
 /** What a list route takes: the query parameter names of each GET route's list, by path pattern. */
 export type ListParameters = (method: string, path: string) => readonly string[] | undefined;
@@ -38,6 +36,11 @@ export type VersionChange = {
   body?: (body: VersionedBody, context: { schema: BodySchema | undefined }) => VersionedBody;
   response?: (body: unknown, request: VersionedRequest) => unknown;
   resource?: (resource: Resource) => Resource;
+  /**
+   * Text an answer this change may touch always holds (a status it renames, a parameter of the links it rewrites):
+   * an answer holding none of it is left as it came, not parsed. Without it, every answer is parsed for the change.
+   */
+  answerMentions?: readonly string[];
 };
 
 type ListDocument = { links?: { next?: string | null }; data?: unknown[]; meta?: { offset?: number; limit?: number } };
@@ -54,6 +57,7 @@ const linksNextByCursor: VersionChange = {
   changelog:
     "A list's `links.next` continues by cursor (`startingAfter`, or `endingBefore` toward newer items) instead of " +
     'by `offset`, so a page is never skipped or read twice while items are added.',
+  answerMentions: ['startingAfter=', 'endingBefore='],
   response(body) {
     if (!isList(body) || !body.links?.next) return body;
     const next = new URL(body.links.next);
@@ -106,27 +110,6 @@ const invalidUtf8Refused: VersionChange = {
   body: (body) => (body.utf8 ? body : { ...body, utf8: true }),
 };
 
-/** Unknown members of a JSON body: each `unrecognized_keys` issue's keys, removed where they are, until none. */
-function withoutUnknownMembers(schema: BodySchema, value: unknown): boolean {
-  let removed = false;
-  // Each pass finds every unknown member zod reports; a union reports a branch's only once it is chosen.
-  for (let pass = 0; pass < 4; pass++) {
-    const issues = schema.safeParse(value).error?.issues ?? [];
-    const unknown = issues.filter((issue) => issue.code === 'unrecognized_keys' && issue.keys);
-    if (unknown.length === 0) return removed;
-    for (const issue of unknown) {
-      const holder = issue.path.reduce<unknown>(
-        (at, key) => (typeof at === 'object' && at !== null ? (at as Record<PropertyKey, unknown>)[key] : undefined),
-        value,
-      );
-      if (typeof holder !== 'object' || holder === null) continue;
-      for (const key of issue.keys ?? []) delete (holder as Record<string, unknown>)[key];
-      removed = true;
-    }
-  }
-  return removed;
-}
-
 /** A body's unknown member is a 400 `unknown_field` since 2026-11-29; before, it was ignored. */
 const unknownFieldsRefused: VersionChange = {
   version: '2026-11-29',
@@ -142,7 +125,7 @@ const unknownFieldsRefused: VersionChange = {
     } catch {
       return body;
     }
-    return withoutUnknownMembers(schema, value) ? { ...body, text: JSON.stringify(value) } : body;
+    return removeUnknownMembers(membersOf(schema), value) ? { ...body, text: JSON.stringify(value) } : body;
   },
 };
 
@@ -162,6 +145,7 @@ const requiresActionStatus: VersionChange = {
     'A payment waiting for its customer to complete a 3-D Secure challenge is `requires_action` (with ' +
     '`nextAction`) instead of `pending`, and one whose challenge was abandoned is voided with `voidReason` ' +
     '`authentication_abandoned` instead of `cancelled`.',
+  answerMentions: Object.keys({ ...OLD_STATUS, ...OLD_VOID_REASON }),
   resource(resource) {
     if (resource.type !== 'payments') return resource;
     const attributes = resource.attributes ?? {};

@@ -26,7 +26,8 @@ function renderPayload(payload: EventPayload, changes: readonly VersionChange[])
 
 /**
  * A newest-version answer (the parsed JSON of a 2xx) in an older version: each change's `response`, newest change
- * first, then each resource of it (`data`, one or a list's, and `included`) through every change's `resource`.
+ * first, then each resource of it (`data`, one or a list's, and `included`) through every change's `resource`. The
+ * very same value when no change touched it.
  */
 export function renderAnswer(body: unknown, changes: readonly VersionChange[], request: VersionedRequest): unknown {
   let rendered = body;
@@ -34,13 +35,14 @@ export function renderAnswer(body: unknown, changes: readonly VersionChange[], r
   if (typeof rendered !== 'object' || rendered === null || !changes.some((change) => change.resource)) return rendered;
   const document = rendered as { data?: unknown; included?: unknown };
   const each = (value: unknown) => (isResource(value) ? renderResource(value, changes) : value);
-  return {
-    ...document,
-    ...('data' in document
-      ? { data: Array.isArray(document.data) ? document.data.map(each) : each(document.data) }
-      : {}),
-    ...(Array.isArray(document.included) ? { included: document.included.map(each) } : {}),
+  const list = (values: unknown[]) => {
+    const mapped = values.map(each);
+    return mapped.every((value, index) => value === values[index]) ? values : mapped;
   };
+  const data = Array.isArray(document.data) ? list(document.data) : each(document.data);
+  const included = Array.isArray(document.included) ? list(document.included) : document.included;
+  if (data === document.data && included === document.included) return rendered;
+  return { ...document, ...('data' in document ? { data } : {}), ...(included !== undefined ? { included } : {}) };
 }
 
 /**

@@ -1,8 +1,8 @@
-import type { IncomingMessage } from 'node:http';
 import { ApiError, type CallerContext, INTERNAL_REFUSAL_HEADER } from '@pps/shared/http';
 import type { Logger } from '@pps/shared/logger';
 import type { Context } from 'hono';
 import type { GatewayEnv } from '../auth/authenticate';
+import { requestBytes } from '../bodies';
 import type { Forwarded, Upstream } from './upstream';
 
 /** Headers the client may not pass through: hop-by-hop, the credentials, and anything that claims to be internal. */
@@ -40,8 +40,7 @@ export async function forward(c: Context<GatewayEnv>, upstream: Upstream, deps: 
     clockOffsetSeconds: caller.clockOffsetSeconds,
     requestId: c.get('requestId'),
   };
-  const body = c.req.method !== 'GET' && c.req.method !== 'HEAD' ? await readBody(c) : undefined;
-  if (body) c.set('requestBody', body);
+  const body = c.req.method !== 'GET' && c.req.method !== 'HEAD' ? await requestBytes(c) : undefined;
   // An empty body is no body: forwarded as an empty stream without content-length, the service would see a body
   // without a Content-Type and answer 415 to a bodiless action (POST /webhooks/{id}/rotate-secret).
   const request: Forwarded = {
@@ -75,25 +74,4 @@ export async function forward(c: Context<GatewayEnv>, upstream: Upstream, deps: 
     });
   }
   return response;
-}
-
-/**
- * The request's body as bytes. Served by Node with a declared length (already judged against the limit) and not yet
- * read, it is read straight off the socket's message; building the web Request around it costs a stream per call.
- * Otherwise (a streamed body counted by the size guard, or no Node message behind it) through the Request.
- */
-async function readBody(c: Context<GatewayEnv>): Promise<Uint8Array<ArrayBuffer>> {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (
-    incoming &&
-    !incoming.readableDidRead &&
-    c.req.header('content-length') !== undefined &&
-    c.req.header('transfer-encoding') === undefined
-  ) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of incoming) chunks.push(chunk as Buffer);
-    // Node's buffers sit on plain ArrayBuffers.
-    return (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)) as Uint8Array<ArrayBuffer>;
-  }
-  return new Uint8Array(await c.req.arrayBuffer());
 }

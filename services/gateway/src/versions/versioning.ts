@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { RouteConfig } from '@hono/zod-openapi';
 import { ApiError, listParametersOf } from '@pps/shared/http';
 import {
@@ -15,6 +16,7 @@ import {
   type VersionedRequest,
 } from '@pps/shared/versions';
 import type { Context, MiddlewareHandler } from 'hono';
+import { keptAnswerBody, replaceBody, requestBytes } from '../bodies';
 
 /** The version a request is rendered in, and the URL it goes on with once an older version's changes cut it. */
 export type VersionVariables = { apiVersion?: ApiVersion; versionedUrl?: URL };
@@ -93,26 +95,15 @@ export function versioned(c: Context, routes: VersionedRoutes, next: () => Promi
 }
 
 const lenient = new TextDecoder();
-const strict = new TextDecoder('utf-8', { fatal: true });
 const encoder = new TextEncoder();
 
-/** Whether bytes are UTF-8. */
-function isUtf8(bytes: Uint8Array): boolean {
-  try {
-    strict.decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
- * The request's body through each change's `body`: when one changed it, the request takes the changed body (and
- * type) in its place, for the routes that read it and for `forward`, which sends it.
+ * The request's body through each change's `body`. It is read once (`requestBytes`), and put back for whatever reads
+ * it next (`replaceBody`): as it came, or as a change made it (its type set on the request's headers).
  */
 async function versionBody(c: Context, changes: readonly VersionChange[], routes: VersionedRoutes, path: string) {
   if (c.req.method === 'GET' || c.req.method === 'HEAD' || !changes.some((change) => change.body)) return;
-  const bytes = new Uint8Array(await c.req.arrayBuffer());
+  const bytes = await requestBytes(c);
   if (bytes.byteLength === 0) return;
   const given: VersionedBody = {
     contentType: c.req.header('content-type'),
@@ -122,13 +113,33 @@ async function versionBody(c: Context, changes: readonly VersionChange[], routes
   const schema = routes.bodySchema(c.req.method, path);
   let body = given;
   for (const change of changes) body = change.body?.(body, { schema }) ?? body;
-  if (body === given) return;
-  const headers = new Headers(c.req.raw.headers);
-  if (body.contentType !== undefined) headers.set('content-type', body.contentType);
-  const changed = encoder.encode(body.text);
-  headers.set('content-length', String(changed.byteLength));
-  c.req.raw = new Request(c.req.url, { method: c.req.method, headers, body: changed });
-  c.req.bodyCache = {};
+  if (body === given) {
+    replaceBody(c, bytes, given.text);
+    return;
+  }
+  if (body.contentType !== undefined) c.req.raw.headers.set('content-type', body.contentType);
+  replaceBody(c, encoder.encode(body.text) as Uint8Array<ArrayBuffer>, body.text);
+}
+
+/**
+ * A 2xx JSON answer in the older version: read as text, and parsed only when a change may apply to it (each change
+ * names what its answers hold, `answerMentions`); given back as it came when no change touched it.
+ */
+async function versionAnswer(c: Context, changes: readonly VersionChange[], request: VersionedRequest) {
+  const type = c.res.headers.get('content-type') ?? '';
+  if (c.res.status >= 300 || !type.includes('json')) return;
+  const answering = changes.filter((change) => change.response || change.resource);
+  const { status, headers } = c.res;
+  const text = await c.res.text();
+  const touched = answering.some(
+    (change) => !change.answerMentions || change.answerMentions.some((m) => text.includes(m)),
+  );
+  const parsed = touched ? JSON.parse(text) : undefined;
+  const body = touched ? renderAnswer(parsed, answering, request) : parsed;
+  const changed = touched && body !== parsed;
+  const answer = new Headers(headers);
+  if (changed) answer.delete('content-length');
+  c.res = new Response(changed ? JSON.stringify(body) : text, { status, headers: answer });
 }
 
 async function inOlderVersion(
@@ -145,10 +156,5 @@ async function inOlderVersion(
   c.set('versionedUrl', url);
   await versionBody(c, changes, routes, url.pathname);
   await next();
-  const type = c.res.headers.get('content-type') ?? '';
-  if (c.res.status >= 300 || !type.includes('json')) return;
-  const body = renderAnswer(await c.res.clone().json(), changes, request);
-  const headers = new Headers(c.res.headers);
-  headers.delete('content-length');
-  c.res = new Response(JSON.stringify(body), { status: c.res.status, headers });
+  await versionAnswer(c, changes, request);
 }

@@ -2,6 +2,7 @@ import { OPERATOR_ACCOUNT_ID } from '@pps/shared/http';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AccountSnapshot } from '../../auth/auth-cache';
 import type { GatewayEnv } from '../../auth/authenticate';
+import { keptAnswerBody } from '../../bodies';
 import type { BodySource } from '../model/entry';
 import type { RequestLog } from './writer';
 
@@ -52,22 +53,10 @@ function requestBody(c: Context<RecordedEnv>): BodySource {
   return read.text ?? read.arrayBuffer;
 }
 
-/**
- * @hono/node-server answers with a Response of its own that keeps the body it was made with (a string, or bytes)
- * under a symbol described `cache`, and writes that to the socket as it is; the symbol is not exported, so it is
- * found on the first such Response. Read there, the body costs nothing and the Response stays as light as it was
- * (reading it through `clone()` or `text()` would build the full Response its lightness avoids). Any other Response
- * (one with a stream body; `app.request()` in tests) is copied with `clone()`, and the copy read by the writer.
- */
-let cacheSymbol: symbol | undefined;
-
+/** The answer's body as the log keeps it: where @hono/node-server keeps it (`keptAnswerBody`), else a copy to read. */
 function responseBody(response: Response): BodySource {
-  cacheSymbol ??= Object.getOwnPropertySymbols(response).find((symbol) => symbol.description === 'cache');
-  const cached = cacheSymbol && (response as unknown as Record<symbol, unknown[] | undefined>)[cacheSymbol];
-  if (cached) {
-    const body = cached[1];
-    if (typeof body === 'string' || body instanceof Uint8Array) return body;
-  }
+  const kept = keptAnswerBody(response);
+  if (kept !== undefined) return kept;
   if (response.body === null || response.bodyUsed) return undefined;
   return response.clone();
 }
