@@ -305,6 +305,24 @@ describe('2026-11-29: a payment waiting for 3-D Secure is requires_action (pendi
     const item = events.body.data.find((each: { id: string }) => each.id === event?.id);
     expect(item.attributes.payload.data.attributes.status).toBe('pending');
   });
+
+  it('reads pending for an account pinned to 2026-11-21, and requires_action when it asks for 2026-11-29', async () => {
+    const world = worlds.get(pinnedOld) as { merchantId: string; tokenId: string };
+    const tokenId = await createCardToken(stack, pinnedOld, '4000002760003184');
+    const authentication = { mode: 'automatic', returnUrl: 'https://shop.example.com/done' };
+    const created = await pay(
+      pinnedOld,
+      tokenv3Body({ merchantId: world.merchantId, tokenId, attributes: { authentication } }),
+    );
+    expect(created.status).toBe(201);
+    expect(created.headers.get('pps-version')).toBe('2026-11-21');
+    expect(created.body.data.attributes.status).toBe('pending');
+    const newest = await stack.call('GET', `/payments/${created.body.data.id}`, {
+      as: pinnedOld,
+      headers: { 'PPS-Version': '2026-11-29' },
+    });
+    expect(newest.body.data.attributes.status).toBe('requires_action');
+  });
 });
 
 describe("2026-11-21 over a real socket (the body read off Node's stream once, for the route that reads it)", () => {
