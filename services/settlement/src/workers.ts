@@ -5,9 +5,11 @@ import {
   defaultJobOptions,
   jobProcessor,
   jobs,
+  keepWorking,
   type QueueName,
   queuePrefixOf,
   queues,
+  redisClient,
   redisConnection,
 } from '@pps/shared/queues';
 import { Queue, Worker } from 'bullmq';
@@ -54,14 +56,30 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
     metrics: deps.metrics,
     queues: [maintenance, settlement, webhooks],
   };
+  // Each worker is replaced when it takes no job while one waits for it two ticks' time (at least 5 s): after a Redis
+  // (Cluster) failover a worker can stay blocked on a connection that no longer answers (`keepWorking`). What waits
+  // is read on a connection that fails fast, so a Redis outage skips the look rather than queueing it.
+  const watchConnection = redisClient(deps.config, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  watchConnection.on('error', () => {});
+  const stuckAfterMs = Math.max(5_000, 2 * deps.config.SETTLEMENT_INTERVAL_SECONDS * 1000);
   const workerOf = (name: SettlementQueue, concurrency: number) => {
-    const process = jobProcessor(name, handlers, { deps: jobDeps, log, signal: stopping.signal });
-    const worker = new Worker(name, process, { connection, prefix: queuePrefixOf(deps.config, name), concurrency });
-    worker.on('error', (error) => log.warn({ queue: name, err: error.message }, 'worker error'));
-    worker.on('failed', (job, error) =>
-      log.error({ job: job?.name, jobId: job?.id, attempt: job?.attemptsMade, err: error.message }, 'job failed'),
-    );
-    return worker;
+    const make = () => {
+      const process = jobProcessor(name, handlers, { deps: jobDeps, log, signal: stopping.signal });
+      const worker = new Worker(name, process, { connection, prefix: queuePrefixOf(deps.config, name), concurrency });
+      worker.on('error', (error) => log.warn({ queue: name, err: error.message }, 'worker error'));
+      worker.on('failed', (job, error) =>
+        log.error({ job: job?.name, jobId: job?.id, attempt: job?.attemptsMade, err: error.message }, 'job failed'),
+      );
+      return worker;
+    };
+    const watched = new Queue(name, { connection: watchConnection, prefix: queuePrefixOf(deps.config, name) });
+    watched.on('error', () => {});
+    const kept = keepWorking(make, watched, {
+      stuckAfterMs,
+      checkEveryMs: stuckAfterMs / 4,
+      onReplaced: (waitedMs) => log.warn({ queue: name, waitedMs }, 'a worker took no job while jobs waited; replaced'),
+    });
+    return { close: () => kept.close().finally(() => watched.close()) };
   };
   const workers = [
     workerOf(queues.maintenance, 1),
@@ -89,7 +107,7 @@ export async function startSettlement(deps: SettlementDeps, options: { concurren
       stopping.abort();
       await Promise.all(workers.map((worker) => worker.close()));
       await Promise.all([maintenance.close(), settlement.close(), webhooks.close()]);
-      await connection.quit().catch(() => {});
+      await Promise.all([connection.quit().catch(() => {}), watchConnection.quit().catch(() => {})]);
     },
   };
 }
