@@ -57,7 +57,12 @@ const streamed = (response: ServerResponse, status: number, bytes: number) => {
     })(),
   ).pipe(response);
 };
-const closed = () => new Promise((resolve) => setTimeout(resolve, 50));
+/** Once `count` answers' connections have closed (each noted in `answeredInFull`), however slow the machine is. */
+async function closed(count: number) {
+  for (const deadline = Date.now() + 5_000; answeredInFull.length < count && Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 describe('post', () => {
   it('POSTs the body to the path and query, over connections kept for the next requests', async () => {
@@ -80,7 +85,7 @@ describe('post', () => {
     const answered = await send();
     expect(answered.statusCode).toBe(500);
     expect(answered.bodyStart).toBe(`${'x'.repeat(BODY_START_BYTES)}…`);
-    await closed();
+    await closed(1);
     expect(answeredInFull).toEqual([false]);
   });
 
@@ -89,7 +94,7 @@ describe('post', () => {
     expect(await send()).toEqual({ statusCode: 200, retryAfter: null, bodyStart: '' });
     answer = (_request, response) => streamed(response, 200, 64 * 1024 * 1024);
     expect(await send()).toMatchObject({ statusCode: 200 });
-    await closed();
+    await closed(2);
     expect(answeredInFull).toEqual([true, false]);
   });
 
@@ -98,7 +103,7 @@ describe('post', () => {
     const started = performance.now();
     await expect(send('/hooks', 200)).rejects.toMatchObject({ name: 'TimeoutError' });
     expect(performance.now() - started).toBeLessThan(2_000);
-    await closed();
+    await closed(1);
     expect(answeredInFull).toEqual([false]);
   });
 
