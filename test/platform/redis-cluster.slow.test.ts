@@ -64,9 +64,13 @@ beforeAll(async () => {
 const answered: string[] = [];
 
 afterAll(async () => {
-  await stack?.close();
-  await receiver?.close();
-  await cluster?.stop();
+  try {
+    await stack?.close();
+    await receiver?.close();
+  } finally {
+    // Whatever closing the stack did, the cluster's nodes go.
+    await cluster?.stop();
+  }
 });
 
 const pay = async (count: number) => {
