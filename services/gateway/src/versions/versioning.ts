@@ -122,24 +122,26 @@ async function versionBody(c: Context, changes: readonly VersionChange[], routes
 }
 
 /**
- * A 2xx JSON answer in the older version: read as text, and parsed only when a change may apply to it (each change
- * names what its answers hold, `answerMentions`); given back as it came when no change touched it.
+ * A 2xx JSON answer in the older version: its text read where @hono/node-server keeps it (`keptAnswerBody`, else
+ * from a copy), parsed only when a change may apply to it (each change names what its answers hold,
+ * `answerMentions`), and left as it came when no change touched it.
  */
 async function versionAnswer(c: Context, changes: readonly VersionChange[], request: VersionedRequest) {
   const type = c.res.headers.get('content-type') ?? '';
   if (c.res.status >= 300 || !type.includes('json')) return;
   const answering = changes.filter((change) => change.response || change.resource);
-  const { status, headers } = c.res;
-  const text = await c.res.text();
+  const kept = keptAnswerBody(c.res);
+  const text = typeof kept === 'string' ? kept : kept ? lenient.decode(kept) : await c.res.clone().text();
   const touched = answering.some(
-    (change) => !change.answerMentions || change.answerMentions.some((m) => text.includes(m)),
+    (change) => !change.answerMentions || change.answerMentions.some((mention) => text.includes(mention)),
   );
-  const parsed = touched ? JSON.parse(text) : undefined;
-  const body = touched ? renderAnswer(parsed, answering, request) : parsed;
-  const changed = touched && body !== parsed;
-  const answer = new Headers(headers);
-  if (changed) answer.delete('content-length');
-  c.res = new Response(changed ? JSON.stringify(body) : text, { status, headers: answer });
+  if (!touched) return;
+  const parsed: unknown = JSON.parse(text);
+  const body = renderAnswer(parsed, answering, request);
+  if (body === parsed) return;
+  const headers = new Headers(c.res.headers);
+  headers.delete('content-length');
+  c.res = new Response(JSON.stringify(body), { status: c.res.status, headers });
 }
 
 async function inOlderVersion(
