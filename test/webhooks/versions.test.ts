@@ -84,9 +84,8 @@ describe('an event delivered in each endpoint’s version', () => {
     expect(payment.attributes.status).toBe('requires_action');
     const [stored] = await stack.sql`
       select payload from events where resource_id = ${payment.id} and type = 'payment.requires_action'`;
-    expect((stored?.payload as { data: { attributes: { status: string } } }).data.attributes.status).toBe(
-      'requires_action',
-    );
+    const storedPayload = stored?.payload as { data: { attributes: { status: string } } } | undefined;
+    expect(storedPayload?.data.attributes.status).toBe('requires_action');
 
     const deliveredTo = async (path: string) => {
       const [request] = await waitFor(() => receiver.at(path), {
