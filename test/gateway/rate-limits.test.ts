@@ -261,6 +261,37 @@ describe('failed authentications per address (AUTH_FAILURE_LIMIT=3)', () => {
     // In process there is no socket: those requests share one address of their own.
     expect((await stack.call('GET', '/auth', { as: creds })).status).toBe(200);
   });
+
+  it('remembers an address under the limit for a second; one at the limit is asked again each time', async () => {
+    await resetLimits(stack);
+    const second = stack.anotherGateway();
+    // The second gateway counts the address under the limit...
+    expect((await request(second, '/auth', creds.headers)).status).toBe(200);
+    // ...while the first counts it to the limit.
+    for (let i = 0; i < 3; i++)
+      expectError(await stack.call('GET', '/auth', { headers: badToken(creds) }), 401, 'invalid_token');
+    expectError(await stack.call('GET', '/auth', { as: creds }), 429, 'too_many_failed_authentications');
+    // Within the second, the second gateway takes what it knows (no Redis round trip per good request)...
+    expect((await request(second, '/auth', creds.headers)).status).toBe(200);
+    // ...unless it counts a failure itself, which brings the address's count back from Redis.
+    expectError(await request(second, '/auth', badToken(creds)), 401, 'invalid_token');
+    expect429(await request(second, '/auth', creds.headers), 'too_many_failed_authentications', 3, 60);
+
+    // Unblocked in Redis (an operator deleting the key), an address at the limit is free at once.
+    await resetLimits(stack);
+    expect((await stack.call('GET', '/auth', { as: creds })).status).toBe(200);
+    expect((await request(second, '/auth', creds.headers)).status).toBe(200);
+  });
+
+  it('a failure another gateway counts is seen within a second', async () => {
+    await resetLimits(stack);
+    const second = stack.anotherGateway();
+    expect((await request(second, '/auth', creds.headers)).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expectError(await stack.call('GET', '/auth', { headers: badToken(creds) }), 401, 'invalid_token');
+    await sleep(1100);
+    expect429(await request(second, '/auth', creds.headers), 'too_many_failed_authentications', 3, 60);
+  });
 });
 
 describe('Redis down', () => {

@@ -13,6 +13,14 @@ const RETRY_AFTER_FAILURE_MS = 1000;
 /** The burst allowance (RATE_LIMIT_RPS more requests) refills once per this window. */
 const BURST_WINDOW_SECONDS = 10;
 const AUTH_FAILURE_WINDOW_SECONDS = 60;
+/**
+ * An address Redis last counted under AUTH_FAILURE_LIMIT is taken to be under it for this long, without asking again:
+ * a client with good credentials costs no Redis round trip per request. Every failure this process counts brings the
+ * address's count back from Redis; an address at the limit is always asked again.
+ */
+const UNDER_LIMIT_KNOWN_MS = 1000;
+/** Addresses whose count this process remembers; past it, the longest-remembered is forgotten. */
+const KNOWN_ADDRESSES = 10_000;
 const ADDRESS_WINDOW_SECONDS = 60;
 
 export type RateLimitStatus = 'ok' | 'failing open' | 'off';
@@ -117,6 +125,18 @@ export function createRateLimits(deps: { config: LimitConfig; redis?: RedisClien
 
   let down = false;
   let retryAt = 0;
+  /** Each address's failures as Redis last counted them, and when it was asked (`UNDER_LIMIT_KNOWN_MS`). */
+  const knownFailures = new Map<string, { failures: number; askedAt: number }>();
+  function know(address: string, res: RateLimiterRes | null) {
+    knownFailures.delete(address);
+    if (knownFailures.size >= KNOWN_ADDRESSES) knownFailures.delete(knownFailures.keys().next().value as string);
+    knownFailures.set(address, { failures: res?.consumedPoints ?? 0, askedAt: Date.now() });
+  }
+  /** True when the address was counted under the limit less than `UNDER_LIMIT_KNOWN_MS` ago. */
+  function knownUnderLimit(address: string): boolean {
+    const known = knownFailures.get(address);
+    return known !== undefined && known.failures < authFailures && Date.now() - known.askedAt < UNDER_LIMIT_KNOWN_MS;
+  }
 
   /** The limiter's answer (`refused` when over the limit), or undefined when Redis failed: the caller fails open. */
   async function ask(
@@ -162,7 +182,8 @@ export function createRateLimits(deps: { config: LimitConfig; redis?: RedisClien
     async authAttempt<T>(c: Context, attempt: () => Promise<T>): Promise<T> {
       if (!perAddress) return attempt();
       const address = clientAddress(c, config.TRUST_PROXY);
-      const seen = await ask(() => perAddress.get(address));
+      const seen = knownUnderLimit(address) ? undefined : await ask(() => perAddress.get(address));
+      if (seen) know(address, seen.res);
       if (seen?.res && seen.res.consumedPoints >= authFailures) {
         const wait = String(secondsUntil(seen.res.msBeforeNext));
         throw new ApiError({
@@ -172,7 +193,10 @@ export function createRateLimits(deps: { config: LimitConfig; redis?: RedisClien
           headers: { 'Retry-After': wait, ...limitHeaders(authFailures, seen.res) },
         });
       }
-      const countFailure = () => ask(() => perAddress.consume(address));
+      const countFailure = async () => {
+        const counted = await ask(() => perAddress.consume(address));
+        if (counted) know(address, counted.res);
+      };
       let result: T;
       try {
         result = await attempt();
