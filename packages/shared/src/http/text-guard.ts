@@ -93,12 +93,28 @@ export const textGuard = (): MiddlewareHandler => async (c, next) => {
       if (replaced) throw new ApiError(notUtf8);
       return next();
     }
-    const problems = unstorableStrings(parsed, { replaced });
+    const problems = replaced || mayHoldUnstorable(text) ? unstorableStrings(parsed, { replaced }) : [];
     if (problems.length > 0) throw ApiError.many(problems);
     if (replaced) throw new ApiError(notUtf8);
   }
   await next();
 };
+
+/**
+ * Whether JSON text strictly decoded from UTF-8 may hold what `unstorableStrings` finds; when not, the walk is
+ * skipped. A NUL or a lone surrogate can only be written as a `\u` escape: strict decoding yields no lone surrogate,
+ * and JSON.parse refuses a raw NUL. Nesting deeper than MAX_JSON_DEPTH takes more than that many brackets (counted
+ * in strings too: a body with many is walked, which finds out).
+ */
+export function mayHoldUnstorable(text: string): boolean {
+  if (text.includes('\\u')) return true;
+  let brackets = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if ((code === 0x7b || code === 0x5b) && ++brackets > MAX_JSON_DEPTH) return true;
+  }
+  return false;
+}
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const lenientUtf8 = new TextDecoder('utf-8');
