@@ -94,4 +94,12 @@ describe('HOST', () => {
     expect(loadConfig({ RATE_LIMIT_RPS: '50' }).RATE_LIMIT_RPS).toBe(50);
     expect(loadConfig({ NODE_ENV: 'production', RATE_LIMIT_RPS: '0', ...productionSecrets }).RATE_LIMIT_RPS).toBe(0);
   });
+
+  it('PAYMENT_ADMISSION_LIMIT: 128 in development (npm start), 48 in test and production, unless set', () => {
+    expect(loadConfig({}).PAYMENT_ADMISSION_LIMIT).toBe(128);
+    expect(loadConfig({ NODE_ENV: 'test' }).PAYMENT_ADMISSION_LIMIT).toBe(48);
+    expect(loadConfig({ NODE_ENV: 'production', ...productionSecrets }).PAYMENT_ADMISSION_LIMIT).toBe(48);
+    expect(loadConfig({ PAYMENT_ADMISSION_LIMIT: '32' }).PAYMENT_ADMISSION_LIMIT).toBe(32);
+    expect(() => loadConfig({ PAYMENT_ADMISSION_LIMIT: '0' })).toThrow(/PAYMENT_ADMISSION_LIMIT/);
+  });
 });

@@ -172,9 +172,11 @@ export const configSchema = z.object({
   GROUP_COMMIT_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(50).default(2),
   /**
    * New payments checked and claimed at once, per process; more wait their turn in memory, so a burst never queues
-   * every other request's reads behind its own on the pool. The processor call is outside it.
+   * every other request's reads behind its own on the pool. The processor call is outside it. Unset: 48, but 128 in
+   * development (`npm start`), where no burst of hundreds shares the process with reads that must stay fast, and a
+   * claim batch is not cut to half the limit (docs/decisions.md, record 54).
    */
-  PAYMENT_ADMISSION_LIMIT: z.coerce.number().int().min(1).max(10_000).default(48),
+  PAYMENT_ADMISSION_LIMIT: z.coerce.number().int().min(1).max(10_000).optional(),
   /** How long a card authorization (`capture: false`) can be captured, in days of the account's clock. */
   CARD_AUTHORIZATION_DAYS: z.coerce.number().int().min(1).max(30).default(7),
   CARD_SETTLEMENT_BUSINESS_DAYS: z.coerce.number().int().min(0).max(30).default(1),
@@ -254,9 +256,13 @@ export const configSchema = z.object({
   OUTBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
 });
 
-export type Config = Omit<z.infer<typeof configSchema>, 'HOST' | 'PUBLIC_BASE_URL' | 'DEMO_PORT' | 'RATE_LIMIT_RPS'> & {
+export type Config = Omit<
+  z.infer<typeof configSchema>,
+  'HOST' | 'PUBLIC_BASE_URL' | 'DEMO_PORT' | 'RATE_LIMIT_RPS' | 'PAYMENT_ADMISSION_LIMIT'
+> & {
   HOST: string;
   RATE_LIMIT_RPS: number;
+  PAYMENT_ADMISSION_LIMIT: number;
   PUBLIC_BASE_URL: string;
   DEMO_PORT: number;
 };
@@ -292,11 +298,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const publicBaseUrl = parsed.data.PUBLIC_BASE_URL ?? `http://localhost:${parsed.data.PORT}`;
   const demoPort = parsed.data.DEMO_PORT ?? (parsed.data.PORT === 0 ? 0 : parsed.data.PORT + 1);
   const host = parsed.data.HOST ?? (parsed.data.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1');
-  const rateLimit = parsed.data.RATE_LIMIT_RPS ?? (parsed.data.NODE_ENV === 'development' ? 0 : 1000);
+  const development = parsed.data.NODE_ENV === 'development';
+  const rateLimit = parsed.data.RATE_LIMIT_RPS ?? (development ? 0 : 1000);
+  const admission = parsed.data.PAYMENT_ADMISSION_LIMIT ?? (development ? 128 : 48);
   return {
     ...parsed.data,
     HOST: host,
     RATE_LIMIT_RPS: rateLimit,
+    PAYMENT_ADMISSION_LIMIT: admission,
     PUBLIC_BASE_URL: publicBaseUrl,
     DEMO_PORT: Math.min(demoPort, 65535),
     warnings,
