@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '@pps/shared/testing';
-import type autocannon from 'autocannon';
+import { createPrivatePostgres, freePort } from '@pps/shared/testing';
+import autocannon from 'autocannon';
 import { build } from '../scripts/build';
 import { childrenOf, sampleCpu } from './cpu';
 import { freshDatabase } from './fresh-database';
@@ -20,13 +20,33 @@ import { prepareWorld, type World } from './world';
  * bench/results/default-<date>.md: each server's 2xx per second, p50, p99, non-2xx answers by status and errors,
  * the cores each process kept
  * busy (its CPU seconds over the load's seconds) and PostgreSQL's, and the platform's ratio to the bare server.
- * BENCH_RUNS (1) runs one after the other, the bare server first in each. BENCH_DEFAULT_ENV (`NAME=value,…`) changes
- * the platform's environment, to measure one difference at a time.
+ * BENCH_RUNS (1) runs one after the other, the bare server first in each. To measure one difference at a time:
+ * BENCH_DEFAULT_ENV (`NAME=value,…`) changes the platform's environment, BENCH_DEFAULT_POSTGRES the database (below),
+ * BENCH_WARMUP_SECONDS loads each server that long before the counted load.
  */
-const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
+/**
+ * BENCH_DEFAULT_POSTGRES, one difference at a time: `machine` (the default: BENCH_POSTGRES_URL, else the one on 5432),
+ * `private` (a cluster of the bench's own, as `npm run bench` makes it, autovacuum off as on the machine's) or
+ * `private-autovacuum` (the same with autovacuum on, PostgreSQL's default).
+ */
+const WHERE = process.env.BENCH_DEFAULT_POSTGRES ?? 'machine';
+const cluster =
+  WHERE === 'machine'
+    ? undefined
+    : await createPrivatePostgres([
+        'max_connections=300',
+        'shared_buffers=128MB',
+        `autovacuum=${WHERE === 'private-autovacuum' ? 'on' : 'off'}`,
+      ]);
+await cluster?.start();
+const POSTGRES = cluster
+  ? cluster.url('').replace(/\/$/, '')
+  : (process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const RUNS = Number(process.env.BENCH_RUNS ?? 1);
+/** Seconds of the same load before the counted one (not counted): 0 counts from the first request, as a user does. */
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 0);
 /** One difference at a time: `NAME=value,…` given to the platform's process last (`NODE_ENV=production`, …). */
 const PLATFORM_ENV = Object.fromEntries(
   (process.env.BENCH_DEFAULT_ENV ?? '')
@@ -50,6 +70,7 @@ type Figures = {
 };
 
 async function measure(target: Target, options: autocannon.Options): Promise<Figures> {
+  if (WARMUP_SECONDS > 0) await autocannon({ ...options, duration: WARMUP_SECONDS });
   const own = [...target.processes.map((child) => child.pid as number), ...(target.pids ?? [])];
   // A cluster's workers (WEB_CONCURRENCY) are the primary's children: their cores count too.
   const pids = [...own, ...(await Promise.all(own.map(childrenOf))).flat().map(Number)];
@@ -136,6 +157,7 @@ try {
   }
 } finally {
   await stopAll();
+  await cluster?.destroy();
 }
 const stamp = new Date().toISOString().slice(0, 16).replace(':', '-');
 mkdirSync('bench/results', { recursive: true });
@@ -145,7 +167,9 @@ writeFileSync(
   [
     '# npm run bench:default',
     '',
-    `${CONNECTIONS} connections, ${SECONDS} s each, counted from the first request; PostgreSQL ${POSTGRES.replace(/\/\/[^@]*@/, '//')}` +
+    `${CONNECTIONS} connections, ${SECONDS} s each, ` +
+      `${WARMUP_SECONDS > 0 ? `after ${WARMUP_SECONDS} s of the same load not counted` : 'counted from the first request'}; ` +
+      `PostgreSQL ${WHERE === 'machine' ? POSTGRES.replace(/\/\/[^@]*@/, '//') : `a private cluster (${WHERE})`}` +
       `${process.env.BENCH_DEFAULT_ENV ? `; the platform with ${process.env.BENCH_DEFAULT_ENV}` : ''}.`,
     '',
     '```',

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { freePort } from '@pps/shared/testing';
 import autocannon from 'autocannon';
 import { build } from '../scripts/build';
 import { freshDatabase } from './fresh-database';
@@ -10,7 +11,8 @@ import { prepareWorld } from './world';
 /**
  * `npm run bench:profile`: the compiled platform (one process) under the tokenv3 payment load (or `GET /payments/{id}`
  * with BENCH_PROFILE_SCENARIO=get) with `--cpu-prof`,
- * then the functions where its CPU went (self time, top BENCH_PROFILE_TOP, default 30). The profile stays in
+ * then the functions where its CPU went (self time, top BENCH_PROFILE_TOP, default 30). BENCH_PROFILE_AS=default
+ * runs it as `npm start` does (bench:default's environment) instead of with the limits off. The profile stays in
  * .tmp/profiles for Chrome DevTools.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -21,13 +23,26 @@ const profiles = join('.tmp', 'profiles', randomBytes(3).toString('hex'));
 await build(outdir);
 const url = 'postgres://postgres@127.0.0.1:5432/pps_bench';
 await freshDatabase(url);
-const { base } = await startServer(['--cpu-prof', `--cpu-prof-dir=${profiles}`, join(outdir, 'start.js')], {
-  DATABASE_URL: url,
-  RATE_LIMIT_RPS: '0',
-  AUTH_FAILURE_LIMIT: '0',
-  DATABASE_POOL_SIZE: '20',
-  QUEUE_PREFIX: benchQueuePrefix('profile'),
-});
+/** BENCH_PROFILE_AS=default: the platform as `npm start` runs it (bench:default), its limits and shop on. */
+const asDefault = process.env.BENCH_PROFILE_AS === 'default';
+const { base } = await startServer(
+  ['--cpu-prof', `--cpu-prof-dir=${profiles}`, join(outdir, 'start.js')],
+  asDefault
+    ? {
+        NODE_ENV: 'development',
+        DATABASE_URL: url,
+        DEMO_PORT: String(await freePort()),
+        QUEUE_PREFIX: benchQueuePrefix('profile'),
+      }
+    : {
+        DATABASE_URL: url,
+        RATE_LIMIT_RPS: '0',
+        AUTH_FAILURE_LIMIT: '0',
+        DATABASE_POOL_SIZE: '20',
+        QUEUE_PREFIX: benchQueuePrefix('profile'),
+      },
+  asDefault ? { readyPath: '/readyz' } : {},
+);
 const world = await prepareWorld(base, 'dev-admin-token');
 const result = await autocannon(
   SCENARIO === 'get'
