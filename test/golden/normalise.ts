@@ -51,6 +51,12 @@ export function normaliser() {
   /** Durations and the like, by their field's name: figures of how long, not of what. */
   const TIMINGS = new Set(['durationMs', 'latencyMs', 'expiresIn', 'retryAfter']);
 
+  /**
+   * The sandbox clock's offset once set to a time: the seconds from the server's now to that time, which the tour
+   * sets a moment after reading the clock; how long that moment was moves it by a second. Kept to the minute.
+   */
+  const toTheMinute = (seconds: number) => Math.round(seconds / 60) * 60;
+
   /** What the sandbox makes by chance: an approval's authorization code. */
   const CHANCE = new Set(['authCode']);
 
@@ -58,6 +64,7 @@ export function normaliser() {
     if (typeof input === 'string' && CHANCE.has(key)) return `<${key}>`;
     if (typeof input === 'string') return input.startsWith('101 ') ? nacha(input) : text(input);
     if (typeof input === 'number' && TIMINGS.has(key)) return '<ms>';
+    if (typeof input === 'number' && key === 'offsetSeconds') return toTheMinute(input);
     if (Array.isArray(input)) return input.map((item) => value(item, key));
     if (input !== null && typeof input === 'object') {
       const out: Record<string, unknown> = {};
