@@ -326,6 +326,8 @@ describe('errors', () => {
     expectError(await get(`/disputes?merchantId=${foreign}`), 403, 'merchant_forbidden');
     expectError(await get('/disputes?paymentId=pay_unknown'), 400, 'payment_not_found');
     expectError(await get('/disputes?disputeId=1'), 400, 'unknown_parameter');
+    const yearZero = expectError(await get('/disputes?startDate=0000-01-01'), 400, 'invalid_field');
+    expect(yearZero.source).toEqual({ parameter: 'startDate' });
     const first = await get('/disputes?limit=1');
     const next = await get(`/disputes?limit=1&startingAfter=${first.body.data[0].id}`);
     expect(next.body.data[0].id).not.toBe(first.body.data[0].id);

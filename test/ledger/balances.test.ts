@@ -301,6 +301,7 @@ describe('balance errors', () => {
       ['payoutId=pay_0000000000aaaaaaaaaaaaaaaa', 'payoutId', 'invalid_field'],
       ['payoutId=%00', 'payoutId', 'invalid_field'],
       ['startDate=yesterday', 'startDate', 'invalid_field'],
+      ['startDate=0000-01-01', 'startDate', 'invalid_field'],
       ['endDate=2026-13-01', 'endDate', 'invalid_field'],
       ['startDate=2026-02-01&endDate=2026-01-01', 'startDate', 'invalid_date_range'],
       ['limit=0', 'limit', 'invalid_field'],

@@ -171,6 +171,8 @@ describe('GET /payments?id=', () => {
     for (const [query, parameter, code] of [
       ['status=captured', 'status', 'invalid_field'],
       ['startDate=yesterday', 'startDate', 'invalid_field'],
+      ['startDate=0000-01-01', 'startDate', 'invalid_field'],
+      ['endDate=0001-01-01T00:00:00%2B01:00', 'endDate', 'invalid_field'],
       ['endDate=2026-13-01', 'endDate', 'invalid_field'],
       ['startDate=2026-02-01&endDate=2026-01-01', 'startDate', 'invalid_date_range'],
       ['limit=0', 'limit', 'invalid_field'],

@@ -464,6 +464,7 @@ describe('GET /payouts and /payouts/{id}', () => {
     parameter(await list('?limit=101'), 'invalid_field', 'limit');
     parameter(await list('?offset=-1'), 'invalid_field', 'offset');
     parameter(await list('?startDate=yesterday'), 'invalid_field', 'startDate');
+    parameter(await list('?startDate=0000-01-01'), 'invalid_field', 'startDate');
     parameter(await list('?startDate=2026-02-01&endDate=2026-01-01'), 'invalid_date_range', 'startDate');
     const forbidden = await list(`?merchantId=${world.merchantId}`, world.other);
     expect(expectError(forbidden, 403, 'merchant_forbidden').source).toEqual({ parameter: 'merchantId' });

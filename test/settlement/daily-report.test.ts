@@ -95,6 +95,7 @@ describe('GET /reports/daily', () => {
     ['ends out of order', `?startDate=2026-11-02&endDate=2026-11-01`, 'invalid_date_range', 'startDate'],
     ['more than 92 days', `?startDate=2026-01-01&endDate=2026-04-03`, 'invalid_date_range', 'endDate'],
     ['not a date', `?startDate=2026-13-01&endDate=2026-12-01`, 'invalid_field', 'startDate'],
+    ['a day in year 0', `?startDate=0000-01-01&endDate=0000-01-02`, 'invalid_field', 'startDate'],
   ])('400s %s, naming the parameter', async (_, query, code, parameter) => {
     const res = await daily(query);
     expect(expectError(res, 400, code).source).toEqual({ parameter });

@@ -205,6 +205,7 @@ describe('GET /reports/settlement', () => {
     ['a date-time', '?date=2026-11-24T00:00:00Z', 'invalid_field', 'date'],
     ['no such day', '?date=2026-02-30', 'invalid_field', 'date'],
     ['another format', '?date=11/24/2026', 'invalid_field', 'date'],
+    ['a day in year 0', '?date=0000-01-01', 'invalid_field', 'date'],
     ['a date and a range', '?date=2026-11-24&startDate=2026-11-20&endDate=2026-11-24', 'invalid_field', 'date'],
     ['a date and an end', '?date=2026-11-24&endDate=2026-11-24', 'invalid_field', 'date'],
     ['a start after the end', '?startDate=2026-11-25&endDate=2026-11-24', 'invalid_date_range', 'startDate'],

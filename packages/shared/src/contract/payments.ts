@@ -255,11 +255,13 @@ export const isoDateParam = (name: string) =>
       if (value === undefined || value === '') return undefined;
       const wellFormed =
         z.iso.datetime({ offset: true }).safeParse(value).success || z.iso.date().safeParse(value).success;
-      if (!wellFormed) {
-        ctx.addIssue({ code: 'custom', message: `${name} must be an ISO 8601 date or date-time` });
+      const date = new Date(value);
+      // Year 0 is no year of PostgreSQL's calendar: refused here, never sent (as `instantParam`).
+      if (!wellFormed || date.getUTCFullYear() < 1) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be an ISO 8601 date or date-time from year 1 on` });
         return z.NEVER;
       }
-      return new Date(value);
+      return date;
     })
     .openapi({ type: 'string', format: 'date-time', param: { name, in: 'query' } });
 
