@@ -9,8 +9,8 @@ import { checkPage, launchChromium, serveGateway, watchedPage } from './console-
  * The console's Developers section in chromium, as an account's developer uses it: apps and keys; the events,
  * filtered by type, and one event with its payload and Redeliver; the request log filtered to the 400 a bad request
  * left, and that request with its bodies; then a new webhook endpoint made through the form, its signing secret
- * shown once. Every page visited passes axe-core, runs no script of a user string and breaks no rule of the
- * Content-Security-Policy.
+ * shown once; and the account's API version moved by keyboard alone, and back. Every page visited passes axe-core,
+ * runs no script of a user string and breaks no rule of the Content-Security-Policy.
  */
 
 const XSS = '<script>window.__xss=1</script><img src=x onerror="window.__xss=2">';
@@ -145,6 +145,33 @@ describe('the console’s developers section in chromium', () => {
     expect(await page.getByRole('status').textContent()).toBe('Endpoint created.');
     expect(await page.content()).not.toContain('whsec_');
     expect(await page.locator('dl.fields').textContent()).toContain(XSS);
+    await context.close();
+  });
+
+  it('moves the API version by keyboard alone, and back', async () => {
+    const { context, page, cspViolations } = await watchedPage(browser);
+    await page.goto(`${origin}/console/sign-in`);
+    await page.getByLabel('API key').fill(acme.apiKey);
+    await Promise.all([page.waitForURL(`${origin}/console`), page.getByLabel('API key').press('Enter')]);
+    const version = page.getByLabel('Version', { exact: true });
+    const pin = async () =>
+      (await stack.sql`select api_version from accounts where id = ${acme.accountId}`)[0]?.api_version;
+    // Newest first in the list: the older version is one down, the newest one up.
+    for (const [key, target] of [
+      ['ArrowDown', '2026-11-21'],
+      ['ArrowUp', '2026-11-29'],
+    ] as const) {
+      await page.goto(`${origin}/console/developers`);
+      await version.focus();
+      await page.keyboard.press(key);
+      expect(await version.inputValue()).toBe(target);
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Change version');
+      await Promise.all([page.waitForURL(/\/console\/developers\?done=version$/), page.keyboard.press('Enter')]);
+      await checkPage(page, cspViolations);
+      expect(await page.getByRole('status').textContent()).toBe(`The API version is now ${target}.`);
+      expect(await pin()).toBe(target);
+    }
     await context.close();
   });
 });
