@@ -215,3 +215,9 @@ export const idParam = (name: string, example: string) =>
       .min(1)
       .openapi({ param: { name: 'id', in: 'path' }, example, description: name }),
   });
+
+/**
+ * Whether a date falls in a year PostgreSQL's calendar has: year 0 (1 BC, before 1 AD) is well-formed ISO 8601 but
+ * no year of it, so a query parameter in it is refused as invalid, never sent.
+ */
+export const inStorableYear = (date: Date) => date.getUTCFullYear() >= 1;

@@ -10,6 +10,7 @@ import {
   authenticatedErrors,
   centsString,
   idParam,
+  inStorableYear,
   isoTimestamp,
   jsonBody,
   jsonResponse,
@@ -256,8 +257,7 @@ export const isoDateParam = (name: string) =>
       const wellFormed =
         z.iso.datetime({ offset: true }).safeParse(value).success || z.iso.date().safeParse(value).success;
       const date = new Date(value);
-      // Year 0 is no year of PostgreSQL's calendar: refused here, never sent (as `instantParam`).
-      if (!wellFormed || date.getUTCFullYear() < 1) {
+      if (!wellFormed || !inStorableYear(date)) {
         ctx.addIssue({ code: 'custom', message: `${name} must be an ISO 8601 date or date-time from year 1 on` });
         return z.NEVER;
       }
@@ -273,8 +273,7 @@ const instantParam = (name: string, description: string) =>
     .transform((value, ctx) => {
       if (value === undefined || value === '') return undefined;
       const instant = new Date(value);
-      // Year 0 is no year of PostgreSQL's calendar (1 BC comes before 1 AD): refused here, never sent.
-      if (!z.iso.datetime({ offset: true }).safeParse(value).success || instant.getUTCFullYear() < 1) {
+      if (!z.iso.datetime({ offset: true }).safeParse(value).success || !inStorableYear(instant)) {
         ctx.addIssue({
           code: 'custom',
           message: `${name} must be an ISO 8601 instant: a date-time with its offset, like 2026-11-29T00:00:00Z`,

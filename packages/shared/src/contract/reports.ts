@@ -3,6 +3,7 @@ import {
   authenticated,
   authenticatedErrors,
   centsString,
+  inStorableYear,
   jsonResponse,
   resourceSchema,
   signedCentsString,
@@ -50,8 +51,7 @@ const dayParam = (name: string, description: string) =>
     .date({
       error: (issue) => (issue.input === undefined ? undefined : `${name} must be a calendar date as YYYY-MM-DD`),
     })
-    // Year 0 is no year of PostgreSQL's calendar: refused here, never sent.
-    .refine((day) => !day.startsWith('0000-'), `${name} must be a calendar date from year 1 on`)
+    .refine((day) => inStorableYear(new Date(day)), `${name} must be a calendar date from year 1 on`)
     .optional()
     .openapi({ param: { name, in: 'query' }, description, example: '2026-11-24' });
 
