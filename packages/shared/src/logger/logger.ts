@@ -4,7 +4,7 @@ import pino, { type Logger } from 'pino';
  * Keys whose values never reach a log line, at any depth. Sensitive fields are named the same everywhere in the
  * API, so this covers request bodies, errors and our own objects.
  */
-const SENSITIVE_KEYS = [
+export const SENSITIVE_KEYS: readonly string[] = [
   'cardNumber',
   'pan',
   'cvv',
@@ -33,7 +33,7 @@ const SENSITIVE_KEYS = [
 
 const SENSITIVE = new Set(SENSITIVE_KEYS.map((key) => key.toLowerCase()));
 /** `number` and `code` are generic words (an error code, a transaction code): redacted only inside a card. */
-const CARD_FIELDS = new Set(['number', 'code']);
+export const CARD_FIELDS: ReadonlySet<string> = new Set(['number', 'code']);
 export const CENSOR = '[redacted]';
 
 /**

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redactBody, redactJson, redactText } from './redact';
+import { answerHoldsNothingToRedact, redactBody, redactJson, redactText } from './redact';
 
 /** A card number of `length` digits starting with `prefix`, its last digit making the Luhn check pass. */
 function luhnCard(prefix: string, body: string, length: number): string {
@@ -197,5 +197,91 @@ describe('redactBody', () => {
     const twice = '{"miscData":"4111111111111111","miscData":"x"}';
     expect(redactBody(twice, { ours: false })?.text).toBe('{"miscData":"x"}');
     expect(redactBody('not json', { ours: false })).toBeUndefined();
+  });
+});
+
+describe('answerHoldsNothingToRedact', () => {
+  const payment = JSON.stringify({
+    links: { self: 'http://localhost:3000/payments/pay_01m8m2jmwr5tzzp4ckhag6gzvg' },
+    data: {
+      type: 'payments',
+      id: 'pay_01m8m2jmwr5tzzp4ckhag6gzvg',
+      attributes: {
+        merchantId: 'mer_01m8m2jmvhdnwx4wg06wbet2sp',
+        status: 'pending',
+        createdAt: '2026-11-29T16:35:26.744Z',
+        transaction: { code: '0', message: 'Approved', amount: '1999', currency: 'USD', invoice: 'BENCH' },
+        card: { brand: 'visa', last4: '1111', expiry: '1239', holder: 'Bench Buyer' },
+        refunds: [],
+        miscData: null,
+      },
+    },
+  });
+
+  it("lets a payment's answer through without a parse: nothing in it is a secret", () => {
+    expect(answerHoldsNothingToRedact(payment)).toBe(true);
+  });
+
+  it('leaves to the walk a secret name, a card with a number or code, an escape, a deep or non-JSON text', () => {
+    for (const text of [
+      '{"data":{"appKey":"short"}}',
+      '{"Token":"x"}',
+      '{"card":{"brand":"visa","number":"1234"}}',
+      '{"CARD":[{"Code":"1"}]}',
+      '{"note":"\\u00342424242424242424"}',
+      '{"name":"Zoë"}',
+      '{"miscData":1e+21}',
+      `${'['.repeat(64)}${']'.repeat(64)}`,
+      'id,status\npay_1,pending',
+      '"just a string"',
+    ]) {
+      expect(answerHoldsNothingToRedact(text), text).toBe(false);
+    }
+    // A card's `code` further down belongs to another object; a `code` after the card's close is a transaction's.
+    expect(answerHoldsNothingToRedact('{"card":{"extra":{"code":"1"}}}')).toBe(false);
+    expect(answerHoldsNothingToRedact('{"card":{"brand":"visa"},"transaction":{"code":"0"}}')).toBe(true);
+    expect(answerHoldsNothingToRedact('{"card":{"holder":"a \\"}\\" b"},"code":"0"}')).toBe(true);
+  });
+
+  it('never lets through an answer the walk would change', () => {
+    const name = fc.constantFrom(
+      'miscData',
+      'note',
+      'card',
+      'Card',
+      'number',
+      'code',
+      'token',
+      'apiKey',
+      'CVV',
+      'x-api-key',
+      'amount',
+      'ſ',
+      '4111111111111111',
+    );
+    const leaf = fc.oneof(
+      shapedSecret,
+      fc.string(),
+      fc.string({ unit: 'binary' }),
+      fc.integer(),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.constantFrom(4242424242424242, 1e21, 123456789, null, true),
+    );
+    const document = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        leaf,
+        fc.array(tie('value'), { maxLength: 3 }),
+        fc.dictionary(name, tie('value'), { maxKeys: 4 }),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(document, (value) => {
+        const text = JSON.stringify({ data: value });
+        if (!answerHoldsNothingToRedact(text)) return;
+        expect(JSON.stringify(redactJson(JSON.parse(text)))).toBe(text);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

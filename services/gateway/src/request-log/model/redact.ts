@@ -1,5 +1,5 @@
 import { luhnValid } from '@pps/shared/contract';
-import { CENSOR, isSecretField } from '@pps/shared/logger';
+import { CARD_FIELDS, CENSOR, isSecretField, SENSITIVE_KEYS } from '@pps/shared/logger';
 
 /**
  * What the request log keeps of a body: secrets replaced by `[redacted]` twice over. By name, with the logger's list
@@ -178,9 +178,12 @@ function redactValue(value: unknown, key: string, parentKey: string, depth: numb
  * when the text is not JSON. `ours`: the platform wrote the text (an answer, made by `JSON.stringify`), so with
  * nothing to redact it is kept as it is, not serialized again. A client's text is always serialized again: a key it
  * sent twice is parsed as the last one, and the first, never walked, must not be kept. (Reading the text for secrets
- * without parsing it was tried, to skip the parse: a regex pass over a payment's answer cost more than parsing it.)
+ * without parsing it was tried, to skip the parse: a regex pass over a payment's answer cost more than parsing it.
+ * An answer is read as text first all the same, `answerHoldsNothingToRedact`: one test that nearly every answer
+ * passes, and then neither parse nor walk.) The parsed value is undefined for an answer kept that way.
  */
 export function redactBody(text: string, options: { ours: boolean }): { text: string; value: unknown } | undefined {
+  if (options.ours && answerHoldsNothingToRedact(text)) return { text, value: undefined };
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -190,4 +193,94 @@ export function redactBody(text: string, options: { ours: boolean }): { text: st
   const before = replacements;
   value = redactJson(value);
   return { text: options.ours && replacements === before ? text : JSON.stringify(value), value };
+}
+
+/** A secret's name as a key of JSON text (`"token":`), compared without case as `isSecretField` compares them. */
+const escapeName = (name: string) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const SECRET_NAME_KEY = new RegExp(`"(?:${SENSITIVE_KEYS.map(escapeName).join('|')})":`, 'i');
+
+/**
+ * What sends an answer's text to the walk, each test on its own (one regex of them all, a dozen alternatives tried at
+ * every character, costs more than parsing the answer; each alone is a scan for a literal or one class): SUSPECT's
+ * shapes, found more widely, never less (nine digits parted by single spaces or dashes at most, which every digit
+ * shape of SUSPECT is; its prefixes; `eyJ`), a secret's name as a key, a `\u` escape (a character the text does not
+ * show as itself), and an exponent (a number past 1e21, which JSON.stringify writes `1e+21`: no safe integer). A
+ * character past ASCII (whose lower case may be an ASCII name's) sends it to the walk too.
+ */
+const ANSWER_NEEDS_WALK = [
+  /\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d/,
+  /(?:sk_(?:test|live)|whsec|cs_(?:secret|console)|tds|ak)_/,
+  /eyJ/,
+  SECRET_NAME_KEY,
+  /\\u/,
+  /e\+/,
+];
+
+/** A card's key, its value an object or array: its members `number` and `code` are secrets there. */
+const CARD_KEY = /"card":[{[]/gi;
+const CARD_SECRET = new RegExp(`"(?:${[...CARD_FIELDS].join('|')})":`, 'i');
+
+/**
+ * Whether an answer the platform wrote holds nothing `redactJson` would replace, read from its text without parsing
+ * it: JSON.stringify's text shows every key as `"key":` and every string as itself but for `"`, `\`, control
+ * characters (none of which is part of a secret's shape or name) and `\u` escapes (refused). So a text the walk
+ * would change matches one of ANSWER_NEEDS_WALK, holds a card whose members include `number` or `code`, or is nested
+ * at least MAX_DEPTH deep: each is left to the walk. Whatever is not JSON (a CSV export) is left to the parse, which
+ * refuses it.
+ */
+export function answerHoldsNothingToRedact(text: string): boolean {
+  const first = text.charCodeAt(0);
+  const last = text.charCodeAt(text.length - 1);
+  if (!((first === 0x7b && last === 0x7d) || (first === 0x5b && last === 0x5d))) return false;
+  // Past ASCII: a text of as many bytes as characters is ASCII (and counting them is faster than any regex).
+  if (Buffer.byteLength(text) !== text.length) return false;
+  for (const needsWalk of ANSWER_NEEDS_WALK) if (needsWalk.test(text)) return false;
+  CARD_KEY.lastIndex = 0;
+  for (let found = CARD_KEY.exec(text); found; found = CARD_KEY.exec(text)) {
+    const open = found.index + found[0].length - 1;
+    if (CARD_SECRET.test(text.slice(open, closingOf(text, open) + 1))) return false;
+  }
+  return nestedLessThan(text, MAX_DEPTH);
+}
+
+/** Where the object or array opened at `open` closes (the text's end when it does not), strings skipped. */
+function closingOf(text: string, open: number): number {
+  let depth = 0;
+  for (let at = open; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 0x22) at = stringEnd(text, at);
+    else if (code === 0x7b || code === 0x5b) depth++;
+    else if ((code === 0x7d || code === 0x5d) && --depth === 0) return at;
+  }
+  return text.length - 1;
+}
+
+/** The closing quote of the string opened at `quote`. */
+function stringEnd(text: string, quote: number): number {
+  for (let at = quote + 1; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 0x5c) at++;
+    else if (code === 0x22) return at;
+  }
+  return text.length;
+}
+
+/**
+ * Whether the text's objects and arrays nest less than `limit` deep. Counted at once when it holds fewer brackets
+ * than that (nearly every answer: a payment has about ten); else walked, strings skipped.
+ */
+function nestedLessThan(text: string, limit: number): boolean {
+  let brackets = 0;
+  for (const bracket of ['{', '[']) {
+    for (let at = text.indexOf(bracket); at >= 0 && brackets < limit; at = text.indexOf(bracket, at + 1)) brackets++;
+  }
+  if (brackets < limit) return true;
+  let depth = 0;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 0x22) at = stringEnd(text, at);
+    else if ((code === 0x7b || code === 0x5b) && ++depth >= limit) return false;
+    else if (code === 0x7d || code === 0x5d) depth--;
+  }
+  return true;
 }
