@@ -84,8 +84,9 @@ export const textGuard = (): MiddlewareHandler => async (c, next) => {
   if (parameters.length > 0) throw ApiError.many(parameters);
   if ((c.req.header('content-type') ?? '').toLowerCase().includes('json') && hasBody(c.req.raw)) {
     const { text, replaced } = decodeUtf8(await c.req.arrayBuffer());
-    // The validator and the routes read the body as this text (`c.req.json()`), decoded once.
-    (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
+    // The validator and the routes read the body as this text (`c.req.text()`), decoded once.
+    const cache = c.req.bodyCache as { text?: Promise<string>; json?: Promise<unknown> };
+    cache.text = Promise.resolve(text);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -93,6 +94,9 @@ export const textGuard = (): MiddlewareHandler => async (c, next) => {
       if (replaced) throw new ApiError(notUtf8);
       return next();
     }
+    // …and as this value (`c.req.json()`: the validator, and a route that keeps the raw body), parsed once. Nothing
+    // changes it: zod's output is a value of its own.
+    cache.json = Promise.resolve(parsed);
     const problems = replaced || mayHoldUnstorable(text) ? unstorableStrings(parsed, { replaced }) : [];
     if (problems.length > 0) throw ApiError.many(problems);
     if (replaced) throw new ApiError(notUtf8);
