@@ -156,8 +156,10 @@ describe('what a background round reads', () => {
       updatedAt: new Date(),
     } as const;
     const plain = 'select * from payment_claims where id = any($1) order by id for update';
+    /** The plain statement's text for an attempt: a text of its own is prepared anew, its plan made then. */
+    let plainAttempt = 1;
     const statements = {
-      plain: (ids: string[]) => ({ text: plain, params: [ids] }),
+      plain: (ids: string[]) => ({ text: `${plain} /* attempt ${plainAttempt} */`, params: [ids] }),
       lock: (ids: string[]) => lockClaimsPart(ids),
       record: (ids: string[]) => recordClaimsPart(ids.map((id) => ({ id, outcome }))),
       read: (ids: string[]) => ({ text: 'select * from pps_claims($1)', params: [ids] }),
@@ -193,19 +195,35 @@ describe('what a background round reads', () => {
       await kept`set plan_cache_mode = force_generic_plan`;
       for (const statement of Object.values(statements)) await run(statement(['pay_none']));
       // Then claims are recorded, as phase 3 records them, and their rows stay, dead, until the next vacuum.
-      const claim = (prefix: string, count: number) => stack.sql`
+      claim = (prefix: string, count: number) => stack.sql`
         insert into payment_claims
         select (jsonb_populate_record(null::payment_claims, to_jsonb(t) || jsonb_build_object('id', ${prefix} || i,
           'status', 'processing', 'settle_at', null, 'processing_since', now()))).*
         from payments t, generate_series(1, ${BYSTANDERS}::int) i where t.id = ${template} and i <= ${count}`;
-      await claim('pay_recorded', BYSTANDERS);
-      await stack.sql`delete from payment_claims where id like 'pay_recorded%'`;
+      await recordedClaims();
       await claim('pay_in_flight', 2);
     });
     afterAll(() => kept?.release());
+    let claim: (prefix: string, count: number) => Promise<unknown>;
+    const recordedClaims = async () => {
+      await claim('pay_recorded', BYSTANDERS);
+      await stack.sql`delete from payment_claims where id like 'pay_recorded%'`;
+    };
 
     it('a plan kept from when the table looked empty reads every dead claim: why claims are read by functions', async () => {
-      expect(await claimBlocks(statements.plain(['pay_in_flight1']))).toBeGreaterThan(100);
+      // A kept plan is made again when the backend's caches are reset: under the whole suite, its connection idle
+      // while other databases are made and migrated, the shared invalidation queue can overflow, and the plan made
+      // again sees the dead rows' pages and reads by the key. Then the demonstration is set up again, as before.
+      let blocks = await claimBlocks(statements.plain(['pay_in_flight1']));
+      for (; blocks <= 100 && plainAttempt < 3; blocks = await claimBlocks(statements.plain(['pay_in_flight1']))) {
+        plainAttempt++;
+        await stack.sql`delete from payment_claims where id like 'pay_in_flight%'`;
+        await stack.sql`vacuum analyze payment_claims`;
+        await run(statements.plain(['pay_none']));
+        await recordedClaims();
+        await claim('pay_in_flight', 2);
+      }
+      expect(blocks).toBeGreaterThan(100);
     });
 
     it("a payment's outcome locks its own claim, then records it from the claim, and reads no other", async () => {
