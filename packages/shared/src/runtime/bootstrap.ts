@@ -1,6 +1,7 @@
 import { type Config, loadConfig } from '../config';
 import { createDatabase, type Database, runMigrations } from '../db';
 import { createLogger, type Logger } from '../logger';
+import { onUnhandledRejection } from './unhandled';
 
 /** What every process starts with: config parsed once, a logger, a migrated database. */
 export async function bootstrap(name: string): Promise<{ config: Config; log: Logger; database: Database }> {
@@ -12,6 +13,7 @@ export async function bootstrap(name: string): Promise<{ config: Config; log: Lo
     process.exit(1);
   }
   const log = createLogger({ level: config.LOG_LEVEL, name });
+  onUnhandledRejection(log);
   for (const note of config.warnings) log.info(note);
   await runMigrations(config.DATABASE_URL);
   const database = createDatabase(config.DATABASE_URL, {

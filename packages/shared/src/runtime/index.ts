@@ -3,3 +3,4 @@ export * from './cluster';
 export * from './metrics-server';
 export * from './ports';
 export * from './serve';
+export * from './unhandled';
