@@ -215,13 +215,14 @@ describe('what a background round reads', () => {
       // while other databases are made and migrated, the shared invalidation queue can overflow, and the plan made
       // again sees the dead rows' pages and reads by the key. Then the demonstration is set up again, as before.
       let blocks = await claimBlocks(statements.plain(['pay_in_flight1']));
-      for (; blocks <= 100 && plainAttempt < 3; blocks = await claimBlocks(statements.plain(['pay_in_flight1']))) {
+      while (blocks <= 100 && plainAttempt < 3) {
         plainAttempt++;
         await stack.sql`delete from payment_claims where id like 'pay_in_flight%'`;
         await stack.sql`vacuum analyze payment_claims`;
         await run(statements.plain(['pay_none']));
         await recordedClaims();
         await claim('pay_in_flight', 2);
+        blocks = await claimBlocks(statements.plain(['pay_in_flight1']));
       }
       expect(blocks).toBeGreaterThan(100);
     });

@@ -178,9 +178,10 @@ function redactValue(value: unknown, key: string, parentKey: string, depth: numb
  * when the text is not JSON. `ours`: the platform wrote the text (an answer, made by `JSON.stringify`), so with
  * nothing to redact it is kept as it is, not serialized again. A client's text is always serialized again: a key it
  * sent twice is parsed as the last one, and the first, never walked, must not be kept. (Reading the text for secrets
- * without parsing it was tried, to skip the parse: a regex pass over a payment's answer cost more than parsing it.
- * An answer is read as text first all the same, `answerHoldsNothingToRedact`: one test that nearly every answer
- * passes, and then neither parse nor walk.) The parsed value is undefined for an answer kept that way.
+ * without parsing it was tried, to skip the parse: one regex pass over a payment's answer cost more than parsing it.
+ * An answer is read as text first all the same, by separate scans that each cost far less (`answerHoldsNothingToRedact`):
+ * nearly every answer passes them, and is kept with neither parse nor walk.) The parsed value is undefined for an
+ * answer kept that way.
  */
 export function redactBody(text: string, options: { ours: boolean }): { text: string; value: unknown } | undefined {
   if (options.ours && answerHoldsNothingToRedact(text)) return { text, value: undefined };
