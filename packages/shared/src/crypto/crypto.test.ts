@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { blindIndex, FieldCipher, safeEqual } from './crypto';
+import { blindIndex, FieldCipher, safeEqual, sha256Hex } from './crypto';
 
 const k1 = { id: 'k1', secret: Buffer.alloc(32, 1) };
 const k2 = { id: 'k2', secret: Buffer.alloc(32, 2) };
@@ -42,5 +43,14 @@ describe('blindIndex and safeEqual', () => {
     expect(safeEqual('abc', 'abc')).toBe(true);
     expect(safeEqual('abc', 'abd')).toBe(false);
     expect(safeEqual('abc', 'abcd')).toBe(false);
+  });
+});
+
+describe('sha256Hex', () => {
+  it('is the SHA-256 of the text as UTF-8, in hex: what stored key hashes were made with', () => {
+    expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    for (const text of ['', 'sk_test_abc', 'Zoë €', '\u{1F600}', 'x'.repeat(10_000)]) {
+      expect(sha256Hex(text)).toBe(createHash('sha256').update(text).digest('hex'));
+    }
   });
 });
