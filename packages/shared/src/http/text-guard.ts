@@ -112,10 +112,13 @@ export const textGuard = (): MiddlewareHandler => async (c, next) => {
  */
 export function mayHoldUnstorable(text: string): boolean {
   if (text.includes('\\u')) return true;
+  // Counted by `indexOf`, which skips to each bracket (a payment's body has about ten): a loop over every character
+  // took about 3 ns a character, half as long as parsing the text.
   let brackets = 0;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if ((code === 0x7b || code === 0x5b) && ++brackets > MAX_JSON_DEPTH) return true;
+  for (const bracket of ['{', '[']) {
+    for (let at = text.indexOf(bracket); at >= 0; at = text.indexOf(bracket, at + 1)) {
+      if (++brackets > MAX_JSON_DEPTH) return true;
+    }
   }
   return false;
 }
