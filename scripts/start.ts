@@ -18,7 +18,7 @@ import { systemClock } from '@pps/shared/clock';
 import { DEV_DEFAULTS } from '@pps/shared/config';
 import { schema } from '@pps/shared/db';
 import { createMetrics, joinClusterMetrics } from '@pps/shared/metrics';
-import { createSettlementTrigger, redisClient } from '@pps/shared/queues';
+import { connectWithin, createSettlementTrigger, redisClient } from '@pps/shared/queues';
 import { bootstrap, closeServer, listenOn, onShutdown, runAsClusterPrimary } from '@pps/shared/runtime';
 import { startWebhooks } from '@pps/webhooks';
 import { eq } from 'drizzle-orm';
@@ -48,9 +48,10 @@ joinClusterMetrics(metrics.registry);
 const serviceDeps = { config, db: database.db, readDb: database.readDb, log, clock: systemClock, metrics };
 const redis = redisClient(config, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: false });
 redis.on('error', () => {});
-redis
-  .connect()
-  .catch(() => log.warn('redis unreachable; the API keeps working, background work resumes when it returns'));
+// Connected before the first request (at most 2 s): else the rate limits of the demo account's first calls fail open.
+await connectWithin(redis, 2000, () =>
+  log.warn('redis unreachable; the API keeps working, background work resumes when it returns'),
+);
 
 const trigger = createSettlementTrigger(config, log);
 const settlement = await startSettlement({ config, db: database.db, log, metrics });

@@ -1,6 +1,6 @@
 import { systemClock } from '@pps/shared/clock';
 import { createMetrics } from '@pps/shared/metrics';
-import { createSettlementTrigger, redisClient } from '@pps/shared/queues';
+import { connectWithin, createSettlementTrigger, redisClient } from '@pps/shared/queues';
 import { bootstrap, closeServer, listenOn, onShutdown } from '@pps/shared/runtime';
 import { createGatewayApp } from './app';
 import { AuthCache } from './auth/auth-cache';
@@ -15,7 +15,8 @@ if (!config.PAYMENTS_URL || !config.MERCHANTS_URL) {
 }
 const redis = redisClient(config, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: false });
 redis.on('error', () => {});
-redis.connect().catch(() => log.warn('redis unreachable; the API keeps working'));
+// Connected before the first request (at most 2 s): else the first requests' rate limits fail open.
+await connectWithin(redis, 2000, () => log.warn('redis unreachable; the API keeps working'));
 // A clock move enqueues a settlement pass for that account (the settlement workers run elsewhere).
 const trigger = createSettlementTrigger(config, log);
 const upstreams = {

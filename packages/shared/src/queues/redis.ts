@@ -45,3 +45,17 @@ export const redisConnection = (config: RedisConfig): RedisClient => {
  */
 export const queuePrefixOf = (config: Pick<Config, 'QUEUE_PREFIX'>, queue: QueueName) =>
   `{${config.QUEUE_PREFIX}:${queue}}`;
+
+/**
+ * Connects a client made with `lazyConnect` and waits until it is ready, for at most `ms`: a process that serves
+ * requests at once (`npm start`'s demo account calls its own API as soon as it listens) finds its Redis connected, and
+ * one whose Redis is away starts all the same, `onUnreachable` told when the first attempt fails.
+ */
+export async function connectWithin(redis: RedisClient, ms: number, onUnreachable: () => void): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([redis.connect().catch(onUnreachable), waited]);
+  clearTimeout(timer);
+}
