@@ -1,4 +1,5 @@
 import { luhnValid } from '@pps/shared/contract';
+import { bracketsAtLeast } from '@pps/shared/http';
 import { CARD_FIELDS, CENSOR, isSecretField, SENSITIVE_KEYS } from '@pps/shared/logger';
 
 /**
@@ -271,11 +272,7 @@ function stringEnd(text: string, quote: number): number {
  * than that (nearly every answer: a payment has about ten); else walked, strings skipped.
  */
 function nestedLessThan(text: string, limit: number): boolean {
-  let brackets = 0;
-  for (const bracket of ['{', '[']) {
-    for (let at = text.indexOf(bracket); at >= 0 && brackets < limit; at = text.indexOf(bracket, at + 1)) brackets++;
-  }
-  if (brackets < limit) return true;
+  if (!bracketsAtLeast(text, limit)) return true;
   let depth = 0;
   for (let at = 0; at < text.length; at++) {
     const code = text.charCodeAt(at);
