@@ -6,6 +6,7 @@ import autocannon from 'autocannon';
 import { build } from '../scripts/build';
 import { childrenOf, sampleCpu } from './cpu';
 import { freshDatabase } from './fresh-database';
+import { resultStamp } from './results-stamp';
 import { benchQueuePrefix, startServer, stopAll, type Target } from './servers';
 import { percentile, windowedLoad } from './window';
 import { prepareWorld, type World } from './world';
@@ -159,7 +160,7 @@ try {
   await stopAll();
   await cluster?.destroy();
 }
-const stamp = new Date().toISOString().slice(0, 16).replace(':', '-');
+const stamp = resultStamp('default-');
 mkdirSync('bench/results', { recursive: true });
 const file = join('bench/results', `default-${stamp}.md`);
 writeFileSync(

@@ -8,6 +8,7 @@ import { build } from '../scripts/build';
 import { accountPages, consoleSession, OPERATOR_PAGES, timedExport } from './console-pages';
 import { freshDatabase, vacuumAnalyze } from './fresh-database';
 import { historySeeder, historyTemplate } from './history-seed';
+import { resultStamp } from './results-stamp';
 import { benchQueuePrefix, startServer, stopAll, type Target } from './servers';
 import { prepareWorld, type World } from './world';
 
@@ -508,7 +509,7 @@ async function report(rows: Measured[]) {
     `Seeding (each size grown from the previous): ${seeded}.`,
   ].join('\n\n');
   console.log(`\n${text}\n`);
-  const stamp = new Date().toISOString().slice(0, 16).replace(':', '-');
+  const stamp = resultStamp('history-');
   await mkdir('bench/results', { recursive: true });
   const json = { date: new Date().toISOString(), samples: SAMPLES, warmUpSamples: WARM_UP_SAMPLES, seeding, rows };
   await writeFile(join('bench/results', `history-${stamp}.json`), `${JSON.stringify(json, null, 2)}\n`);

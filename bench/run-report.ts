@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type BatchFigures, batchLine } from './batches';
 import type { TopStatement } from './postgres';
+import { resultStamp } from './results-stamp';
 import { SETTLE_SECONDS } from './window';
 
 /**
@@ -207,7 +208,7 @@ export async function report(rows: Row[], baselineRuns: Row[], settings: ReportS
     .filter(Boolean)
     .join('\n\n');
   console.log(`\n${text}\n`);
-  const stamp = new Date().toISOString().slice(0, 16).replace(':', '-');
+  const stamp = resultStamp('');
   await mkdir('bench/results', { recursive: true });
   const json = {
     date: new Date().toISOString(),
