@@ -57,7 +57,7 @@ export default defineConfig({
           name: 'slow',
           include: ['test/**/*.slow.test.ts', 'packages/**/*.slow.test.ts', 'services/**/*.slow.test.ts'],
           // These start processes, browsers and clusters of their own and mock no module, so they too share a
-          // worker's modules instead of each importing the platform again (on two cores 323 s instead of 362–379 s).
+          // worker's modules instead of each importing the platform again (on two cores 323 s instead of 379 s).
           isolate: false,
           globalSetup,
         },
