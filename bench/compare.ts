@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { build } from '../scripts/build';
+import { benchBuild } from './bench-build';
 import { cpuPerRequest, sampleCpu } from './cpu';
 import { freshDatabase, vacuumAnalyze } from './fresh-database';
 import { benchQueuePrefix, startServer, stopAll, type Target } from './servers';
@@ -54,8 +54,7 @@ const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.
 const tree = resolve('.tmp', `compare-${randomBytes(3).toString('hex')}`);
 if (!sameTree) execFileSync('git', ['worktree', 'add', '--detach', tree, revision], { stdio: 'ignore' });
 try {
-  const current = join('.tmp', `bench-dist-${randomBytes(3).toString('hex')}`);
-  await build(current);
+  const current = await benchBuild();
   if (!sameTree) {
     linkWorkspaces(tree);
     const { build: buildThen } = (await import(join(tree, 'scripts/build.ts'))) as typeof import('../scripts/build');

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPrivatePostgres, freePort } from '@pps/shared/testing';
 import autocannon from 'autocannon';
-import { build } from '../scripts/build';
+import { benchBuild } from './bench-build';
 import { childrenOf, sampleCpu } from './cpu';
 import { freshDatabase } from './fresh-database';
 import { resultStamp } from './results-stamp';
@@ -119,8 +119,7 @@ const line = (name: string, f: Figures) =>
   `p99 ${String(f.p99Ms).padStart(4)} ms  non-2xx ${JSON.stringify(f.non2xx)}  errors ${f.errors}  ` +
   `cores: server ${f.serverCores}, PostgreSQL ${f.postgresCores}`;
 
-const dist = join('.tmp', `bench-default-${randomUUID().slice(0, 6)}`);
-await build(dist);
+const dist = await benchBuild();
 const report: string[] = [];
 try {
   for (let run = 1; run <= RUNS; run++) {

@@ -1,10 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfig } from '@pps/shared/config';
 import { createDatabase } from '@pps/shared/db';
 import { createLogger } from '@pps/shared/logger';
-import { build } from '../scripts/build';
+import { benchBuild } from './bench-build';
 import { accountPages, consoleSession, OPERATOR_PAGES, timedExport } from './console-pages';
 import { freshDatabase, vacuumAnalyze } from './fresh-database';
 import { historySeeder, historyTemplate } from './history-seed';
@@ -79,8 +79,7 @@ type Call = {
 };
 
 const url = `${POSTGRES}/pps_bench_history`;
-const outdir = join('.tmp', `bench-dist-${randomBytes(3).toString('hex')}`);
-await build(outdir);
+const outdir = await benchBuild();
 await freshDatabase(url);
 const config = loadConfig({ ...process.env, DATABASE_URL: url });
 const log = createLogger({ level: 'error', name: 'bench-history' });
@@ -143,7 +142,6 @@ try {
 } finally {
   await stopAll();
   await database.close();
-  await rm(outdir, { recursive: true, force: true });
 }
 process.exit(0);
 

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { build } from '../scripts/build';
+import { benchBuild } from './bench-build';
 import { cpuPerRequest, sampleCpu } from './cpu';
 import { freshDatabase, vacuumAnalyze } from './fresh-database';
 import { benchQueuePrefix, startServer, stopAll } from './servers';
@@ -35,8 +35,7 @@ type Figures = { requestsPerSecond: number; p99Ms: number; errors: number };
 /** The server's and PostgreSQL's CPU per payment (the reads' included, when they ran), and the cores they kept busy. */
 type Cpu = { serverMs: number; postgresMs: number; serverCores: number; postgresCores: number };
 
-const outdir = join('.tmp', `bench-dist-${randomBytes(3).toString('hex')}`);
-await build(outdir);
+const outdir = await benchBuild();
 try {
   const atOnce = await measure(0, CONNECTIONS, 0);
   const slow = await measure(LATENCY_MS, LATENCY_CONNECTIONS, READ_CONNECTIONS);

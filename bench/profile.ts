@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePort } from '@pps/shared/testing';
 import autocannon from 'autocannon';
-import { build } from '../scripts/build';
+import { benchBuild } from './bench-build';
 import { freshDatabase } from './fresh-database';
 import { benchQueuePrefix, startServer, stopAll } from './servers';
 import { prepareWorld } from './world';
@@ -18,9 +18,8 @@ import { prepareWorld } from './world';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 /** `payment` (tokenv3, a fresh requestId each) or `get` (`GET /payments/{id}`). */
 const SCENARIO = process.env.BENCH_PROFILE_SCENARIO ?? 'payment';
-const outdir = join('.tmp', `bench-dist-${randomBytes(3).toString('hex')}`);
 const profiles = join('.tmp', 'profiles', randomBytes(3).toString('hex'));
-await build(outdir);
+const outdir = await benchBuild();
 const url = 'postgres://postgres@127.0.0.1:5432/pps_bench';
 await freshDatabase(url);
 /** BENCH_PROFILE_AS=default: the platform as `npm start` runs it (bench:default), its limits and shop on. */

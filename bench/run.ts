@@ -1,10 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { build } from '../scripts/build';
 import { batchFigures, sampleBatches } from './batches';
+import { benchBuild } from './bench-build';
 import { cpuPerRequest, sampleCpu } from './cpu';
 import { freshDatabase, vacuumAnalyze } from './fresh-database';
 import { benchPostgres, perRequestStatements, postgresMonitor } from './postgres';
@@ -37,8 +37,7 @@ const ADMIN_TOKEN = 'dev-admin-token';
 /** BENCH_SCENARIOS=new-payments: the baseline and a new payment only (at both numbers of connections). */
 const ALL_SCENARIOS = process.env.BENCH_SCENARIOS !== 'new-payments';
 
-const outdir = join('.tmp', `bench-dist-${randomBytes(3).toString('hex')}`);
-await build(outdir);
+const outdir = await benchBuild();
 const cluster = await benchPostgres();
 const platformDb = `${cluster.url}/pps_bench`;
 const bareDb = `${cluster.url}/pps_bench_bare`;

@@ -12,7 +12,7 @@ import { newId } from '@pps/shared/ids';
 import { createLogger } from '@pps/shared/logger';
 import { startRedisCluster } from '@pps/shared/testing';
 import { newWebhookSecret } from '@pps/webhooks';
-import { build } from '../scripts/build';
+import { benchBuild } from './bench-build';
 import { sampleCpu } from './cpu';
 import { freshDatabase, vacuumAnalyze } from './fresh-database';
 import { benchQueuePrefix, NODE_FLAGS, removeBenchKeys } from './servers';
@@ -53,8 +53,7 @@ const SUSTAINED_SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 30);
 const HISTORY = Number(process.env.BENCH_WEBHOOK_HISTORY ?? 100_000);
 const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/pps_bench_webhooks';
 
-const outdir = join('.tmp', `bench-dist-${randomBytes(3).toString('hex')}`);
-await build(outdir);
+const outdir = await benchBuild();
 await freshDatabase(url); // each run starts from nothing, so one run's rows never slow the next
 const config = loadConfig({ ...process.env, NODE_ENV: 'test', DATABASE_URL: url });
 const database = createDatabase(url, { max: 4 });
