@@ -23,7 +23,8 @@ import { prepareWorld, type World } from './world';
  * `BENCH_THEN_ENV=REQUEST_LOG=false npm run bench:compare -- .` is this tree without the request log, then with it.
  * BENCH_THEN_HEADERS (`Name: value,Name: value`) are sent with the revision's requests only, e.g.
  * `BENCH_THEN_HEADERS='PPS-Version: 2026-11-21' npm run bench:compare -- .` is this tree's payments in the oldest
- * API version against the same payments in the newest.
+ * API version against the same payments in the newest. BENCH_COMPARE_SCENARIO=authorize loads authorizations
+ * (`capture: false`) instead of payments.
  */
 const revision = process.argv[2];
 if (!revision) throw new Error('usage: npm run bench:compare -- <git revision, or . for this tree>');
@@ -116,14 +117,18 @@ process.exit(0);
 
 type Run = { requestsPerSecond: number; p99Ms: number; errors: number; serverMs: number; postgresMs: number };
 
-/** tokenv3 payments at BENCH_CONNECTIONS connections (64 unless set), each with a fresh requestId. */
+/**
+ * tokenv3 payments at BENCH_CONNECTIONS connections (64 unless set), each with a fresh requestId; authorizations
+ * (`capture: false`) with BENCH_COMPARE_SCENARIO=authorize.
+ */
 function paymentLoad(target: Target, world: World, headers: Record<string, string> = {}): autocannon.Options {
+  const body = process.env.BENCH_COMPARE_SCENARIO === 'authorize' ? world.authorizationBody : world.paymentBody;
   return {
     url: `${target.base}/payments`,
     connections: Number(process.env.BENCH_CONNECTIONS ?? 64),
     method: 'POST',
     headers: { ...world.credentials.headers, 'content-type': 'application/json', ...headers },
-    requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, body: world.paymentBody(randomUUID()) }) }],
+    requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, body: body(randomUUID()) }) }],
   };
 }
 
