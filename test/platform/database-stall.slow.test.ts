@@ -16,9 +16,11 @@ import { waitFor } from '../wait';
 
 /**
  * `npm start`'s process against a PostgreSQL cluster and a Redis of this test's own, each frozen (SIGSTOP) for
- * longer than the deadline (15 s and 12 s) under the load of 16 clients, then thawed (SIGCONT): a hung disk or a
- * network path that drops packets, as a client sees it (docs/design.md, Deadlines).
- * - PostgreSQL frozen: every request is answered within the deadline (10 s) and a second, a 201 or a 503 with
+ * longer than the deadline (6 s and 5 s) under the load of 16 clients, then thawed (SIGCONT): a hung disk or a
+ * network path that drops packets, as a client sees it (docs/design.md, Deadlines). The deadline is 4 s here, not
+ * the default 10 s: every limit that follows from it (the statement, lock and idle-in-transaction timeouts, the
+ * shedding threshold) scales with it, and the test takes half as long.
+ * - PostgreSQL frozen: every request is answered within the deadline (4 s) and a second, a 201 or a 503 with
  *   Retry-After; a retry with the same requestId stores each payment once; payments are made again within 10 s of
  *   the thaw; `/readyz` answers within a second, 503 while frozen, and `/healthz` 200; every event is delivered
  *   afterwards, and the payments settle, each `payment.completed` delivered too (the workers carried on).
@@ -26,10 +28,10 @@ import { waitFor } from '../wait';
  *   the thaw.
  */
 
-const DEADLINE_MS = 10_000;
+const DEADLINE_MS = 4000;
 /** PostgreSQL's stall: half again the deadline, so requests meet it; Redis's: as long as the deadline and more. */
-const STALL_MS = 15_000;
-const REDIS_STALL_MS = 12_000;
+const STALL_MS = 6000;
+const REDIS_STALL_MS = 5000;
 const run = promisify(execFile);
 
 let pg: PrivatePostgres;
@@ -70,8 +72,8 @@ beforeAll(async () => {
     databaseUrl: pg.url('pps'),
     webhookUrl: receiver.url('/hooks'),
     kind: 'pgstall',
-    // A delivery job BullMQ lost in the freeze (its lock not renewed) is given again 10 s on, not the default 2 min.
-    env: { REQUEST_DEADLINE_MS: String(DEADLINE_MS), REDIS_URL: redis.url, WEBHOOK_STALE_SECONDS: '10' },
+    // A delivery job BullMQ lost in the freeze (its lock not renewed) is given again 5 s on, not the default 2 min.
+    env: { REQUEST_DEADLINE_MS: String(DEADLINE_MS), REDIS_URL: redis.url, WEBHOOK_STALE_SECONDS: '5' },
   }));
 }, 120_000);
 
@@ -122,7 +124,7 @@ function load(outcomes: Outcome[], loading: () => boolean, pauseMs = 0) {
   );
 }
 
-describe('a PostgreSQL frozen for 15 s under load', () => {
+describe('a PostgreSQL frozen for 6 s under load', () => {
   it('answers every request within the deadline, stores each payment once, and pays again soon after', async () => {
     const outcomes: Outcome[] = [];
     let loading = true;
@@ -194,7 +196,7 @@ describe('a PostgreSQL frozen for 15 s under load', () => {
   }, 130_000);
 });
 
-describe('a Redis frozen for 12 s under load', () => {
+describe('a Redis frozen for 5 s under load', () => {
   it('goes on making every payment within the deadline, and delivers every event after the thaw', async () => {
     const outcomes: Outcome[] = [];
     let loading = true;
@@ -215,7 +217,8 @@ describe('a Redis frozen for 12 s under load', () => {
     const during = outcomes.filter((outcome) => outcome.at >= frozenAt && outcome.at <= thawedAt);
     const slowest = Math.max(...during.map((outcome) => outcome.ms));
     console.log(`during the Redis stall: ${during.length} answers, all 201; slowest answer ${slowest} ms`);
-    expect(during.length).toBeGreaterThan(500);
+    // Paced at about 60 payments a second (45 here on a quiet machine): they go on while Redis is frozen.
+    expect(during.length).toBeGreaterThan(100);
     expect(new Set(outcomes.map((outcome) => outcome.status))).toEqual(new Set([201]));
     expect(slowest).toBeLessThanOrEqual(DEADLINE_MS);
 
