@@ -363,6 +363,47 @@ describe('two runs at once', () => {
   });
 });
 
+describe('a run storing several disputes at a time when the database goes away', () => {
+  it('stops with its error once those under way end; the next run stores the rest, each once', async () => {
+    const as = await stack.createAccount('Disputes, database gone');
+    const merchant = await createMerchant(stack, as);
+    const tokenId = await createCardToken(stack, as, CHARGEBACK_CARD);
+    const paid = [];
+    for (let i = 0; i < 8; i++) {
+      paid.push(await createPayment(stack, as, tokenv3Body({ merchantId: merchant, tokenId, amount: String(AMOUNT) })));
+    }
+    await moveClock(as, new Date(new Date(paid[0]!.body.data.attributes.settleAt).getTime() + 1000));
+    await runSettlementPass(deps(), { now: new Date(), batchSize: 100, accountId: as.accountId });
+    const [settled] = await stack.sql`select max(settled_at) as at from payments where merchant_id = ${merchant}`;
+    await moveClock(as, new Date(settleAtFor(new Date(settled!.at), 1).getTime() + 1000));
+    // The third transaction the run begins finds the database gone; the run has begun four by then.
+    const gone = Object.assign(new Error('the connection closed'), { code: 'CONNECTION_CLOSED' });
+    let begun = 0;
+    const db = new Proxy(stack.db, {
+      get(target, name, receiver) {
+        if (name !== 'transaction') return Reflect.get(target, name, receiver);
+        return (fn: Parameters<typeof target.transaction>[0]) => {
+          begun += 1;
+          return begun === 3 ? Promise.reject(gone) : target.transaction(fn);
+        };
+      },
+    });
+    await expect(runDisputes({ ...deps(), db }, { now: new Date(), accountId: as.accountId })).rejects.toBe(gone);
+    expect(begun).toBe(4);
+    const stored = async () =>
+      Number((await stack.sql`select count(*)::int as n from disputes where merchant_id = ${merchant}`)[0]!.n);
+    expect(await stored()).toBe(3);
+
+    const next = await runDisputes(deps(), { now: new Date(), accountId: as.accountId });
+    expect(next.opened).toBe(5);
+    const [once] = await stack.sql`
+      select count(*)::int as disputes, count(distinct payment_id)::int as payments
+      from disputes where merchant_id = ${merchant}`;
+    expect(once).toEqual({ disputes: 8, payments: 8 });
+    expect((await verifyKeptFigures(stack.db)).differences).toEqual([]);
+  });
+});
+
 describe('a network dispute the platform cannot store', () => {
   it('is logged and skipped: the others are stored', async () => {
     class NamingUnknownPayments extends SandboxProcessor {
