@@ -13,7 +13,7 @@ import {
   signedCentsString,
   singleDocument,
 } from './common';
-import { isoDateParam } from './payments';
+import { isoDateParam } from './query-params';
 
 // ── responses ──────────────────────────────────────────────────────────────────
 export const balanceResourceSchema = resourceSchema(

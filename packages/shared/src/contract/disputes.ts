@@ -15,7 +15,7 @@ import {
   resourceSchema,
   singleDocument,
 } from './common';
-import { isoDateParam } from './payments';
+import { isoDateParam } from './query-params';
 
 /** Disputes (docs/api.md, Disputes): a cardholder's dispute of a card payment, its evidence and its outcome. */
 

@@ -1,6 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { configSchema } from '../config/config';
-import { listQuery } from '../http/pagination';
 import { strictObject } from '../http/strict-body';
 import type { AmountBounds } from '../money';
 import { paymentStatuses } from '../states/payment-states';
@@ -10,7 +9,6 @@ import {
   authenticatedErrors,
   centsString,
   idParam,
-  inStorableYear,
   isoTimestamp,
   jsonBody,
   jsonResponse,
@@ -19,10 +17,13 @@ import {
   singleDocument,
 } from './common';
 import { listPaymentLedgerEntriesRoute } from './payment-ledger';
+import { listPaymentsQuerySchema } from './payment-list-query';
 import { billingAddress, createPaymentBodySchema, paymentIdempotencyHeaders } from './payment-requests';
 
 export * from './payment-ledger';
+export * from './payment-list-query';
 export * from './payment-requests';
+export * from './query-params';
 
 // ── response ───────────────────────────────────────────────────────────────────
 export const paymentTransactionSchema = z.object({
@@ -246,140 +247,6 @@ export const getPaymentStatusRoute = createRoute({
   request: { params: idParam('Payment id', 'pay_…') },
   responses: { 200: jsonResponse('The status', paymentStatusSchema), ...authenticatedErrors(403, 404) },
 });
-
-/** An optional date or date-time query parameter (`startDate`, `endDate`), as a Date. */
-export const isoDateParam = (name: string) =>
-  z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
-      if (value === undefined || value === '') return undefined;
-      const wellFormed =
-        z.iso.datetime({ offset: true }).safeParse(value).success || z.iso.date().safeParse(value).success;
-      const date = new Date(value);
-      if (!wellFormed || !inStorableYear(date)) {
-        ctx.addIssue({ code: 'custom', message: `${name} must be an ISO 8601 date or date-time from year 1 on` });
-        return z.NEVER;
-      }
-      return date;
-    })
-    .openapi({ type: 'string', format: 'date-time', param: { name, in: 'query' } });
-
-/** An optional ISO 8601 instant query parameter (`createdGte`, `createdLte`): a date-time with its offset, as a Date. */
-const instantParam = (name: string, description: string) =>
-  z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
-      if (value === undefined || value === '') return undefined;
-      const instant = new Date(value);
-      if (!z.iso.datetime({ offset: true }).safeParse(value).success || !inStorableYear(instant)) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `${name} must be an ISO 8601 instant: a date-time with its offset, like 2026-11-29T00:00:00Z`,
-        });
-        return z.NEVER;
-      }
-      return instant;
-    })
-    .openapi({
-      type: 'string',
-      format: 'date-time',
-      param: { name, in: 'query' },
-      description,
-      example: '2026-11-29T00:00:00Z',
-    });
-
-/** An optional query parameter of integer cents (`amountGte`, `amountLte`), as a number. */
-const centsParam = (name: string, description: string) =>
-  z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
-      if (value === undefined || value === '') return undefined;
-      if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
-        ctx.addIssue({ code: 'custom', message: `${name} must be integer cents, a string of digits` });
-        return z.NEVER;
-      }
-      return Number(value);
-    })
-    .openapi({ type: 'string', pattern: '^\\d+$', param: { name, in: 'query' }, description, example: '1000' });
-
-/** An optional text query parameter checked by `valid` (`message` when it is not); an empty value is no filter. */
-const checkedParam = (valid: (value: string) => boolean, message: string) =>
-  z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
-      if (value === undefined || value === '') return undefined;
-      if (!valid(value)) {
-        ctx.addIssue({ code: 'custom', message });
-        return z.NEVER;
-      }
-      return value;
-    });
-
-const merchantQuery = (name: 'id' | 'merchantId', description: string) =>
-  z
-    .string()
-    .optional()
-    .openapi({ param: { name, in: 'query' }, description, example: 'mer_…' });
-
-export const listPaymentsQuerySchema = listQuery(
-  {
-    id: merchantQuery('id', "Merchant id, the spec's name for merchantId (both given must name the same merchant)"),
-    merchantId: merchantQuery(
-      'merchantId',
-      "Only this merchant's records, as primary or as split merchant; without it (or id), the account's",
-    ),
-    status: z.enum(paymentStatuses).optional(),
-    paymentType: paymentAttributesResponseSchema.shape.paymentType
-      .optional()
-      .openapi({ param: { name: 'paymentType', in: 'query' }, description: 'Only records of this type' }),
-    invoice: z
-      .string()
-      .optional()
-      // An empty value is no filter, as an empty cursor is no cursor.
-      .transform((value) => (value ? value : undefined))
-      .openapi({
-        type: 'string',
-        param: { name: 'invoice', in: 'query' },
-        description: 'Only records whose invoice is exactly this',
-        example: 'INV-1',
-      }),
-    last4: checkedParam((value) => /^\d{4}$/.test(value), "last4 must be the card's last four digits").openapi({
-      type: 'string',
-      pattern: '^\\d{4}$',
-      param: { name: 'last4', in: 'query' },
-      description: "Only records of the card whose last four digits these are (a payment, and its refunds' records)",
-      example: '4242',
-    }),
-    customerEmail: checkedParam(
-      (value) => value.length <= 254 && z.email().safeParse(value).success,
-      'customerEmail must be an email address',
-    ).openapi({
-      type: 'string',
-      format: 'email',
-      param: { name: 'customerEmail', in: 'query' },
-      description:
-        'Only records paid with a vault token of a customer with this email (in any case); a token without a ' +
-        'customer never matches',
-      example: 'ada@example.com',
-    }),
-    amountGte: centsParam('amountGte', 'Amount at least this many cents (inclusive)'),
-    amountLte: centsParam('amountLte', 'Amount at most this many cents (inclusive)'),
-    createdGte: instantParam('createdGte', 'Created at or after this instant (inclusive)'),
-    createdLte: instantParam('createdLte', 'Created at or before this instant (inclusive)'),
-    startDate: isoDateParam('startDate').openapi({ description: 'Created at or after (inclusive)' }),
-    endDate: isoDateParam('endDate').openapi({ description: 'Created before (exclusive)' }),
-  },
-  {
-    type: 'the record type filter is paymentType',
-    merchant: 'the merchant is id or merchantId',
-    email: 'the customer filter is customerEmail',
-    amount: 'the amount filters are amountGte and amountLte, in cents',
-  },
-);
 
 const paymentListDocument = listDocument(paymentSummarySchema);
 

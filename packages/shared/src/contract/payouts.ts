@@ -18,7 +18,7 @@ import {
   singleDocument,
 } from './common';
 import { paymentIdempotencyHeaders, requestIdField } from './payment-requests';
-import { isoDateParam } from './payments';
+import { isoDateParam } from './query-params';
 
 /** Payouts (docs/api.md, Payouts): POST /payouts, their listing, one payout, and what it carried. */
 
