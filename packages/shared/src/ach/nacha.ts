@@ -1,15 +1,35 @@
-import { abaChecksumValid } from '../banking/routing-number';
-import { calendarDateParts } from '../clock/calendar-date';
+import {
+  addTotal,
+  alpha,
+  checkRecord,
+  code,
+  creationStamp,
+  DEBIT_CODES,
+  fail,
+  immediateOrigin,
+  NACHA_BLOCKING_FACTOR,
+  type NachaTransactionCode,
+  name,
+  numeric,
+  PADDING_RECORD,
+  routing,
+  str,
+  tenCharacters,
+  traceSequence,
+  yymmdd,
+} from './nacha-fields';
+
+export { NACHA_BLOCKING_FACTOR, NACHA_RECORD_LENGTH, type NachaTransactionCode, nachaText } from './nacha-fields';
+export * from './nacha-read';
 
 /**
  * A NACHA (ACH) file writer: one file of fixed-width 94-character records, blocked by 10
  * (NACHA Operating Rules, Appendix One). Pure: the same input always gives the same text.
  * Amounts are integer cents; every count and total is checked against its field's width and
- * refused (RangeError) rather than truncated, except the entry hashes, which the rules truncate.
+ * refused (RangeError) rather than truncated, except the entry hashes, which the rules truncate. Its fields are
+ * nacha-fields.ts's; reading a file back is nacha-read.ts's.
  */
 
-/** 27 debit checking, 37 debit savings, 22 credit checking, 32 credit savings. */
-export type NachaTransactionCode = '27' | '37' | '22' | '32';
 export type NachaSecCode = 'WEB' | 'PPD' | 'CCD' | 'TEL';
 
 export type NachaEntry = {
@@ -67,125 +87,10 @@ export type NachaFileInput = {
   traceSequences: number[];
 };
 
-/** The file control ('9') record's counts and totals. */
-export type NachaTotals = {
-  batchCount: number;
-  /** Entry/addenda count (this writer writes no addenda, so the entry count). */
-  entryCount: number;
-  entryHash: number;
-  /** Cents. */
-  totalDebit: number;
-  /** Cents. */
-  totalCredit: number;
-};
-
-export const NACHA_RECORD_LENGTH = 94;
-export const NACHA_BLOCKING_FACTOR = 10;
-
-const PADDING_RECORD = '9'.repeat(NACHA_RECORD_LENGTH);
 const TRANSACTION_CODES: ReadonlySet<string> = new Set<NachaTransactionCode>(['27', '37', '22', '32']);
-const DEBIT_CODES: ReadonlySet<string> = new Set<NachaTransactionCode>(['27', '37']);
 const SEC_CODES: ReadonlySet<string> = new Set<NachaSecCode>(['WEB', 'PPD', 'CCD', 'TEL']);
 const MAX_AMOUNT = 9_999_999_999; // 10-digit entry amount field
-const MAX_TOTAL = 999_999_999_999; // 12-digit control total fields
 const ENTRY_HASH_MODULUS = 10_000_000_000; // the entry hash keeps its rightmost 10 digits
-
-function fail(field: string, message: string): never {
-  throw new RangeError(`${field} ${message}`);
-}
-
-/**
- * Text for an alphanumeric field: accents dropped (NFKD), uppercased, anything outside printable
- * ASCII (0x20–0x7E, NACHA's character set) removed, and trimmed. Line breaks can never reach a record.
- */
-export function nachaText(value: string): string {
-  return value
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toUpperCase()
-    .replace(/[^\x20-\x7e]/g, '')
-    .trim();
-}
-
-/** Left-justified, space-padded; the value must already fit. */
-const alpha = (value: string, width: number) => value.padEnd(width, ' ');
-
-/** Right-justified, zero-padded non-negative integer; refused if it does not fit. */
-function numeric(value: number, width: number, field: string): string {
-  const digits = String(value);
-  if (!Number.isSafeInteger(value) || value < 0 || digits.length > width) {
-    fail(field, `must be a non-negative integer of at most ${width} digits, got ${value}`);
-  }
-  return digits.padStart(width, '0');
-}
-
-function str(value: unknown, field: string): string {
-  if (typeof value !== 'string') fail(field, 'must be a string');
-  return value;
-}
-
-/** Cleaned text cut to the field width (names). */
-function name(value: unknown, width: number, field: string, required: boolean): string {
-  const text = nachaText(str(value, field)).slice(0, width).trimEnd();
-  if (required && text === '') fail(field, 'must not be empty');
-  return alpha(text, width);
-}
-
-/** Cleaned text that must fit the field as is (codes and identifiers). */
-function code(value: unknown, width: number, field: string, required: boolean): string {
-  const text = nachaText(str(value, field));
-  if (required && text === '') fail(field, 'must not be empty');
-  if (text.length > width) fail(field, `must be at most ${width} characters, got ${text.length}`);
-  return alpha(text, width);
-}
-
-function routing(value: unknown, field: string): string {
-  const text = str(value, field);
-  if (!/^\d{9}$/.test(text)) fail(field, 'must be 9 digits');
-  if (!abaChecksumValid(text)) fail(field, 'fails the ABA checksum');
-  return text;
-}
-
-function yymmdd(date: string, field: string): string {
-  let parts: { year: number; month: number; day: number };
-  try {
-    parts = calendarDateParts(str(date, field));
-  } catch {
-    return fail(field, `must be a calendar date YYYY-MM-DD, got ${date}`);
-  }
-  return [parts.year % 100, parts.month, parts.day].map((n) => String(n).padStart(2, '0')).join('');
-}
-
-function creationStamp(createdAt: Date): { date: string; time: string } {
-  if (!(createdAt instanceof Date) || Number.isNaN(createdAt.getTime())) fail('createdAt', 'must be a valid Date');
-  const two = (n: number) => String(n).padStart(2, '0');
-  return {
-    date: two(createdAt.getUTCFullYear() % 100) + two(createdAt.getUTCMonth() + 1) + two(createdAt.getUTCDate()),
-    time: two(createdAt.getUTCHours()) + two(createdAt.getUTCMinutes()),
-  };
-}
-
-/** Exactly 10 uppercase printable ASCII characters, not all spaces (an identifier: never cleaned up or cut). */
-function tenCharacters(value: unknown, field: string): string {
-  const text = str(value, field);
-  if (!/^[\x20-\x7e]{10}$/.test(text) || text !== text.toUpperCase() || text.trim() === '') {
-    fail(field, 'must be exactly 10 uppercase printable ASCII characters');
-  }
-  return text;
-}
-
-function immediateOrigin(value: unknown): string {
-  const text = str(value, 'immediateOrigin');
-  if (/^\d{9}$/.test(text)) return ` ${text}`;
-  if (text.length !== 10) fail('immediateOrigin', 'must be 9 digits or exactly 10 characters');
-  return tenCharacters(text, 'immediateOrigin');
-}
-
-function checkRecord(record: string): string {
-  // Every field above is padded or refused to its exact width; this guards the layout itself.
-  if (record.length !== NACHA_RECORD_LENGTH) throw new Error(`NACHA record of ${record.length} characters: ${record}`);
-  return record;
-}
 
 type Running = {
   traceSequences: number[];
@@ -195,22 +100,6 @@ type Running = {
   totalCredit: number;
   traceNumbers: string[];
 };
-
-const MAX_TRACE_SEQUENCE = 9_999_999; // 7-digit trace sequence number
-
-function traceSequence(value: number | undefined, field: string): string {
-  if (value === undefined) fail('traceSequences', 'must give one trace sequence number per entry');
-  if (!Number.isSafeInteger(value) || value < 1 || value > MAX_TRACE_SEQUENCE) {
-    fail(field, `must be an integer from 1 to ${MAX_TRACE_SEQUENCE}, got ${value}`);
-  }
-  return numeric(value, 7, field);
-}
-
-function addTotal(total: number, amount: number, field: string): number {
-  const sum = total + amount;
-  if (sum > MAX_TOTAL) fail(field, `exceeds the 12-digit field (${MAX_TOTAL} cents)`);
-  return sum;
-}
 
 function writeBatch(batch: NachaBatch, batchNumber: number, odfi: string, file: Running, out: string[]): void {
   const at = `batches[${batchNumber - 1}]`;
@@ -389,57 +278,4 @@ export function nachaFile(input: NachaFileInput): { content: string; traceNumber
   }
   while (records.length % NACHA_BLOCKING_FACTOR !== 0) records.push(PADDING_RECORD);
   return { content: `${records.join('\n')}\n`, traceNumbers: file.traceNumbers };
-}
-
-/** The counts and totals of a NACHA file's control ('9') record; a RangeError if there is none. */
-export function readNachaTotals(file: string): NachaTotals {
-  const control = file
-    .split(/\r?\n/)
-    .find((line) => line.length === NACHA_RECORD_LENGTH && line[0] === '9' && line !== PADDING_RECORD);
-  if (control === undefined) fail('file', 'has no file control record');
-  const field = (start: number, width: number, label: string): number => {
-    const digits = control.slice(start, start + width);
-    if (!/^\d+$/.test(digits)) fail('file', `control record ${label} is not numeric: '${digits}'`);
-    return Number(digits);
-  };
-  return {
-    batchCount: field(1, 6, 'batch count'),
-    entryCount: field(13, 8, 'entry/addenda count'),
-    entryHash: field(21, 10, 'entry hash'),
-    totalDebit: field(31, 12, 'total debit'),
-    totalCredit: field(43, 12, 'total credit'),
-  };
-}
-
-/**
- * An entry of a NACHA file as the operator's console shows it: what it moves and the trace number a bank's return
- * names it by. Deliberately without the receiver's routing and account numbers or name: a page of them needs none.
- */
-export type NachaEntrySummary = {
-  transactionCode: string;
-  direction: 'debit' | 'credit';
-  /** Cents. */
-  amount: number;
-  traceNumber: string;
-};
-
-/**
- * The entry detail ('6') records of a NACHA file, in file order: transaction code (positions 2–3), amount (30–39)
- * and trace number (80–94), and nothing else of the record. A RangeError for a record whose amount is not digits.
- */
-export function readNachaEntries(file: string): NachaEntrySummary[] {
-  return file
-    .split(/\r?\n/)
-    .filter((line) => line.length === NACHA_RECORD_LENGTH && line[0] === '6')
-    .map((line) => {
-      const amount = line.slice(29, 39);
-      if (!/^\d{10}$/.test(amount)) fail('file', `entry amount is not numeric: '${amount}'`);
-      const transactionCode = line.slice(1, 3);
-      return {
-        transactionCode,
-        direction: DEBIT_CODES.has(transactionCode) ? 'debit' : 'credit',
-        amount: Number(amount),
-        traceNumber: line.slice(79, 94),
-      };
-    });
 }
