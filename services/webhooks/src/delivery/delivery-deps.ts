@@ -4,7 +4,8 @@ import type { Db } from '@pps/shared/db';
 import type { Metrics } from '@pps/shared/metrics';
 import type { Agent } from 'undici';
 import type { WebhooksDeps } from '../deps';
-import { type DeliveryIo, deliveryIo, receiverAgent } from './delivery';
+import { receiverAgent } from './delivery';
+import { type DeliveryIo, deliveryIo } from './delivery-io';
 import { EndpointSlots } from './endpoint-slots';
 
 /** What the delivery jobs of one process share: its deps, the endpoints' secrets' cipher and its endpoint slots. */

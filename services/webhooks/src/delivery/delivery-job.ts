@@ -1,7 +1,8 @@
 import { isDatabaseUnavailable } from '@pps/shared/db';
 import { catalogueJob, type JobHandler, RunLater } from '@pps/shared/queues';
-import { decideAttempt, disableGoneEndpoint, failWithoutSending, type LoadedDelivery, sendDelivery } from './delivery';
+import { decideAttempt, disableGoneEndpoint, failWithoutSending, sendDelivery } from './delivery';
 import type { DeliveryJobDeps } from './delivery-deps';
+import type { LoadedDelivery } from './delivery-io';
 import { RetryLater } from './retry-later';
 
 /** A delivery that met an unavailable database is tried again after this, plus up to as much jitter. */

@@ -3,8 +3,8 @@ import { Batcher, type Db, isDatabaseUnavailable, schema, textArray } from '@pps
 import type { Logger } from '@pps/shared/logger';
 import type { Queue } from 'bullmq';
 import { sql } from 'drizzle-orm';
-import type { LoadedDelivery } from './delivery';
 import type { DeliveryJobDeps } from './delivery-deps';
+import type { LoadedDelivery } from './delivery-io';
 import { attemptDelivery, databaseRetryMs, deliveryJob } from './delivery-job';
 
 const { webhookDeliveries } = schema;

@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import { loadConfig } from '@pps/shared/config';
 import { FieldCipher } from '@pps/shared/crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LoadedDelivery, receiverAgent, sendDelivery } from './delivery';
+import { receiverAgent, sendDelivery } from './delivery';
+import type { LoadedDelivery } from './delivery-io';
 import { newWebhookSecret } from './secrets';
 
 /**

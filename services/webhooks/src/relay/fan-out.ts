@@ -6,7 +6,7 @@ import { renderEventPayloadText } from '@pps/shared/versions';
 import type { Queue } from 'bullmq';
 import { and, asc, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { LoadedDelivery } from '../delivery/delivery';
+import type { LoadedDelivery } from '../delivery/delivery-io';
 import { deliveryJob, deliveryJobId } from '../delivery/delivery-job';
 import type { LeasedDelivery } from '../delivery/direct-deliveries';
 
