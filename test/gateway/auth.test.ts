@@ -364,7 +364,7 @@ describe('operations endpoints', () => {
 });
 
 describe('webhook and event routes', () => {
-  it('are live behind the four headers (test/webhooks/webhooks.test.ts covers them)', async () => {
+  it('are live behind the four headers (test/webhooks/webhooks.test.ts and events.test.ts cover them)', async () => {
     const res = await stack.call('GET', '/webhooks', { as: creds });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ data: [], meta: { total: 0 } });
