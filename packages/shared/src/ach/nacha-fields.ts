@@ -110,7 +110,7 @@ export function checkRecord(record: string): string {
   return record;
 }
 
-export const MAX_TRACE_SEQUENCE = 9_999_999; // 7-digit trace sequence number
+const MAX_TRACE_SEQUENCE = 9_999_999; // 7-digit trace sequence number
 
 export function traceSequence(value: number | undefined, field: string): string {
   if (value === undefined) fail('traceSequences', 'must give one trace sequence number per entry');

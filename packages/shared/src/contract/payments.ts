@@ -23,7 +23,7 @@ import { billingAddress, createPaymentBodySchema, paymentIdempotencyHeaders } fr
 export * from './payment-ledger';
 export * from './payment-list-query';
 export * from './payment-requests';
-export * from './query-params';
+export { isoDateParam } from './query-params';
 
 // ── response ───────────────────────────────────────────────────────────────────
 export const paymentTransactionSchema = z.object({
