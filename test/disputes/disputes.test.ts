@@ -429,6 +429,54 @@ describe('a network dispute the platform cannot store', () => {
   });
 });
 
+describe('due disputes a run cannot move', () => {
+  it('are read once a run: the run ends, and moves those behind them', async () => {
+    const owner = await stack.createAccount('Stuck disputes');
+    const merchant = await createMerchant(stack, owner);
+    const tokenId = await createCardToken(stack, owner, CHARGEBACK_CARD);
+    const paid = [];
+    for (let n = 0; n < 3; n++) {
+      paid.push(
+        await createPayment(stack, owner, tokenv3Body({ merchantId: merchant, tokenId, amount: String(AMOUNT) })),
+      );
+    }
+    // Settled together, then disputed together: one pass opens all three.
+    await moveClock(owner, new Date(new Date(paid[2]!.body.data.attributes.settleAt).getTime() + 1000));
+    await pass(owner.accountId);
+    const [settled] = await stack.sql`select max(settled_at) as at from payments where merchant_id = ${merchant}`;
+    await moveClock(owner, new Date(settleAtFor(new Date(settled!.at), 1).getTime() + 1000));
+    expect(await pass(owner.accountId)).toMatchObject({ opened: 3 });
+    const ids = (await stack.sql`select id from disputes where merchant_id = ${merchant} order by id`).map(
+      (row) => row.id as string,
+    );
+    for (const id of ids) {
+      const submitted = await post(
+        `/disputes/${id}/evidence`,
+        evidenceBody({ evidence: { uncategorizedText: 'losing_evidence' }, submit: true }),
+        owner,
+      );
+      expect(submitted.body.data.attributes.status).toBe('under_review');
+    }
+    // Decided an hour ago in this order; the first two hold a decision no move takes (no outcome): rows as no code
+    // writes them, which a run must still get past.
+    for (const [n, id] of ids.entries()) {
+      await stack.sql`
+        update disputes set decided_at = now() - interval '1 hour' + ${n} * interval '1 second',
+          outcome = ${n < 2 ? null : 'lost'}
+        where id = ${id}`;
+    }
+    // Two read at a time: the two stuck ones fill a read, and a run that read them again would never end.
+    const run = runDisputes(deps(), { now: new Date(), accountId: owner.accountId, batch: 2 });
+    const ended = await Promise.race([
+      run,
+      new Promise((resolve) => setTimeout(() => resolve('still running'), 10_000)),
+    ]);
+    expect(ended).toEqual({ opened: 0, expired: 0, decided: 1 });
+    const statuses = await stack.sql`select id, status from disputes where id = any(${ids}) order by decided_at`;
+    expect(statuses.map((row) => row.status)).toEqual(['under_review', 'under_review', 'lost']);
+  });
+});
+
 describe('a submission while the bank is slow', () => {
   it('holds no transaction while the bank is asked: the dispute stays lockable, the answer recorded once', async () => {
     const { disputeId: held } = await disputedPayment(CHARGEBACK_CARD);

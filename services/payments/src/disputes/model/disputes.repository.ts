@@ -59,23 +59,41 @@ export async function updateDispute(
  * skipping rows another run holds. Read along the partial indexes of the open disputes, so the history of closed
  * ones is never read.
  */
-export async function dueDisputeIds(
+export async function dueDisputes(
   db: DbOrTx,
-  query: { due: 'expire' | 'decide'; now: Date; accountId?: string; limit: number },
-): Promise<string[]> {
+  query: {
+    due: 'expire' | 'decide';
+    now: Date;
+    accountId?: string;
+    limit: number;
+    /** Only those after this one in the order read (`at`, then id): where the run's last read ended. */
+    after?: DueDispute;
+  },
+): Promise<DueDispute[]> {
   const at = query.due === 'expire' ? disputes.dueBy : disputes.decidedAt;
   const status: DisputeStatus = query.due === 'expire' ? 'needs_response' : 'under_review';
+  const after = query.after
+    ? sql`and (${at}, ${disputes.id}) > (${query.after.at}::timestamptz, ${query.after.id})`
+    : sql``;
   // Written out: the comparison with each account's clock joins accounts, which the builder writes as a subquery.
-  const rows = await db.execute<{ id: string }>(sql`
-    select ${disputes.id} as id from ${disputes}
+  const rows = await db.execute<{ id: string; at: string }>(sql`
+    select ${disputes.id} as id, to_char(${at} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at
+    from ${disputes}
     join accounts on accounts.id = ${disputes.accountId}
     where ${disputes.status} = ${status}
       and ${at} <= ${query.now.toISOString()}::timestamptz + accounts.clock_offset_seconds * interval '1 second'
       and (${query.accountId ?? null}::text is null or ${disputes.accountId} = ${query.accountId ?? null})
+      ${after}
     order by ${at}, ${disputes.id}
     limit ${query.limit}`);
-  return rows.map((row) => row.id);
+  return rows.map((row) => ({ id: row.id, at: row.at }));
 }
+
+/**
+ * A dispute due to move, and when it came due (`dueBy` or `decidedAt`, as UTC text to the microsecond, exactly as
+ * stored): where a read of them ends.
+ */
+export type DueDispute = { id: string; at: string };
 
 export type DisputeListFilter = {
   accountId: string;

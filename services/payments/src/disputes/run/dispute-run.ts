@@ -4,7 +4,7 @@ import { type Db, isDatabaseUnavailable, withTransaction } from '@pps/shared/db'
 import type { Logger } from '@pps/shared/logger';
 import type { NetworkDispute, Processor } from '../../processor/processor';
 import { type DisputeMove, moveDispute, openDispute } from '../model/dispute-transitions';
-import { dueDisputeIds, lockDispute } from '../model/disputes.repository';
+import { type DueDispute, dueDisputes, lockDispute } from '../model/disputes.repository';
 
 export type DisputeRunDeps = { db: Db; config: Config; processor: Processor; log: Logger };
 export type DisputeRunResult = { opened: number; expired: number; decided: number };
@@ -27,7 +27,13 @@ const OPENING_CONCURRENCY = 4;
  */
 export async function runDisputes(
   deps: DisputeRunDeps,
-  options: { now: Date; accountId?: string; signal?: AbortSignal },
+  options: {
+    now: Date;
+    accountId?: string;
+    signal?: AbortSignal;
+    /** Due disputes read at a time (BATCH; tests set fewer). */
+    batch?: number;
+  },
 ): Promise<DisputeRunResult> {
   const wall = { config: deps.config, realNow: options.now };
   const result: DisputeRunResult = { opened: 0, expired: 0, decided: 0 };
@@ -56,9 +62,20 @@ export async function runDisputes(
   if (stopped) throw stopped.error;
   if (options.signal?.aborted) return result;
   for (const due of ['expire', 'decide'] as const) {
+    // Each due dispute is read once a run: one it cannot move (its row changed since, or holds what no move takes)
+    // is left behind the cursor for the next run, never read again and again by this one.
+    const batch = options.batch ?? BATCH;
+    let after: DueDispute | undefined;
     for (;;) {
-      const ids = await dueDisputeIds(deps.db, { due, now: options.now, accountId: options.accountId, limit: BATCH });
-      for (const id of ids) {
+      const read = await dueDisputes(deps.db, {
+        due,
+        now: options.now,
+        accountId: options.accountId,
+        limit: batch,
+        after,
+      });
+      after = read.at(-1);
+      for (const { id } of read) {
         if (options.signal?.aborted) return result;
         const moved = await withTransaction(deps.db, async (tx) => {
           const dispute = await lockDispute(tx, id);
@@ -77,7 +94,7 @@ export async function runDisputes(
         });
         if (moved) result[due === 'expire' ? 'expired' : 'decided'] += 1;
       }
-      if (ids.length < BATCH) break;
+      if (read.length < batch) break;
     }
   }
   if (result.opened + result.expired + result.decided > 0) deps.log.info({ ...result }, 'disputes moved');
