@@ -56,8 +56,9 @@ export async function updateDispute(
 /**
  * The disputes the clock has reached, each by its account's clock at `now` (real time): unanswered ones past
  * `dueBy` (`expire`), or evidence the bank has answered by `decidedAt` (`decide`), oldest first, `limit` at most,
- * skipping rows another run holds. Read along the partial indexes of the open disputes, so the history of closed
- * ones is never read.
+ * after `after` when given. Another run may read the same ones: each move is conditional on the status it was read
+ * in (the run locks the row). Read along the partial indexes of the open disputes, so the history of closed ones is
+ * never read.
  */
 export async function dueDisputes(
   db: DbOrTx,
