@@ -98,6 +98,16 @@ async function disputedPayment(card: string, as: Credentials = creds, merchant =
   return { paymentId, disputeId: listed.body.data[0].id as string, dispute: listed.body.data[0] };
 }
 
+/** `count` payments of the chargeback card to `merchant`, one after another (each disputed once it settles). */
+async function chargebackPayments(as: Credentials, merchant: string, count: number) {
+  const tokenId = await createCardToken(stack, as, CHARGEBACK_CARD);
+  const paid = [];
+  for (let n = 0; n < count; n++) {
+    paid.push(await createPayment(stack, as, tokenv3Body({ merchantId: merchant, tokenId, amount: String(AMOUNT) })));
+  }
+  return paid;
+}
+
 const balance = async (merchant = merchantId) =>
   (await get(`/merchants/${merchant}/balance`)).body.data.attributes as { available: string; pending: string };
 const transactions = async (merchant = merchantId) =>
@@ -367,11 +377,7 @@ describe('a run storing several disputes at a time when the database goes away',
   it('stops with its error once those under way end; the next run stores the rest, each once', async () => {
     const as = await stack.createAccount('Disputes, database gone');
     const merchant = await createMerchant(stack, as);
-    const tokenId = await createCardToken(stack, as, CHARGEBACK_CARD);
-    const paid = [];
-    for (let i = 0; i < 8; i++) {
-      paid.push(await createPayment(stack, as, tokenv3Body({ merchantId: merchant, tokenId, amount: String(AMOUNT) })));
-    }
+    const paid = await chargebackPayments(as, merchant, 8);
     await moveClock(as, new Date(new Date(paid[0]!.body.data.attributes.settleAt).getTime() + 1000));
     await runSettlementPass(deps(), { now: new Date(), batchSize: 100, accountId: as.accountId });
     const [settled] = await stack.sql`select max(settled_at) as at from payments where merchant_id = ${merchant}`;
@@ -433,13 +439,7 @@ describe('due disputes a run cannot move', () => {
   it('are read once a run: the run ends, and moves those behind them', async () => {
     const owner = await stack.createAccount('Stuck disputes');
     const merchant = await createMerchant(stack, owner);
-    const tokenId = await createCardToken(stack, owner, CHARGEBACK_CARD);
-    const paid = [];
-    for (let n = 0; n < 3; n++) {
-      paid.push(
-        await createPayment(stack, owner, tokenv3Body({ merchantId: merchant, tokenId, amount: String(AMOUNT) })),
-      );
-    }
+    const paid = await chargebackPayments(owner, merchant, 3);
     // Settled together, then disputed together: one pass opens all three.
     await moveClock(owner, new Date(new Date(paid[2]!.body.data.attributes.settleAt).getTime() + 1000));
     await pass(owner.accountId);
