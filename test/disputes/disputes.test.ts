@@ -98,14 +98,24 @@ async function disputedPayment(card: string, as: Credentials = creds, merchant =
   return { paymentId, disputeId: listed.body.data[0].id as string, dispute: listed.body.data[0] };
 }
 
-/** `count` payments of the chargeback card to `merchant`, one after another (each disputed once it settles). */
-async function chargebackPayments(as: Credentials, merchant: string, count: number) {
+/**
+ * An account of its own whose merchant took `count` payments of the chargeback card, settled, with its clock on the
+ * day the network disputes them: the next dispute run opens all of them.
+ */
+async function chargebacksToDispute(name: string, count: number) {
+  const as = await stack.createAccount(name);
+  const merchant = await createMerchant(stack, as);
   const tokenId = await createCardToken(stack, as, CHARGEBACK_CARD);
-  const paid = [];
+  let settleAt = 0;
   for (let n = 0; n < count; n++) {
-    paid.push(await createPayment(stack, as, tokenv3Body({ merchantId: merchant, tokenId, amount: String(AMOUNT) })));
+    const paid = await createPayment(stack, as, tokenv3Body({ merchantId: merchant, tokenId, amount: String(AMOUNT) }));
+    settleAt = Math.max(settleAt, new Date(paid.body.data.attributes.settleAt).getTime());
   }
-  return paid;
+  await moveClock(as, new Date(settleAt + 1000));
+  await runSettlementPass(deps(), { now: new Date(), batchSize: 100, accountId: as.accountId });
+  const [settled] = await stack.sql`select max(settled_at) as at from payments where merchant_id = ${merchant}`;
+  await moveClock(as, new Date(settleAtFor(new Date(settled!.at), 1).getTime() + 1000));
+  return { as, merchant };
 }
 
 const balance = async (merchant = merchantId) =>
@@ -375,13 +385,7 @@ describe('two runs at once', () => {
 
 describe('a run storing several disputes at a time when the database goes away', () => {
   it('stops with its error once those under way end; the next run stores the rest, each once', async () => {
-    const as = await stack.createAccount('Disputes, database gone');
-    const merchant = await createMerchant(stack, as);
-    const paid = await chargebackPayments(as, merchant, 8);
-    await moveClock(as, new Date(new Date(paid[0]!.body.data.attributes.settleAt).getTime() + 1000));
-    await runSettlementPass(deps(), { now: new Date(), batchSize: 100, accountId: as.accountId });
-    const [settled] = await stack.sql`select max(settled_at) as at from payments where merchant_id = ${merchant}`;
-    await moveClock(as, new Date(settleAtFor(new Date(settled!.at), 1).getTime() + 1000));
+    const { as, merchant } = await chargebacksToDispute('Disputes, database gone', 8);
     // The third transaction the run begins finds the database gone; the run has begun four by then.
     const gone = Object.assign(new Error('the connection closed'), { code: 'CONNECTION_CLOSED' });
     let begun = 0;
@@ -437,14 +441,8 @@ describe('a network dispute the platform cannot store', () => {
 
 describe('due disputes a run cannot move', () => {
   it('are read once a run: the run ends, and moves those behind them', async () => {
-    const owner = await stack.createAccount('Stuck disputes');
-    const merchant = await createMerchant(stack, owner);
-    const paid = await chargebackPayments(owner, merchant, 3);
-    // Settled together, then disputed together: one pass opens all three.
-    await moveClock(owner, new Date(new Date(paid[2]!.body.data.attributes.settleAt).getTime() + 1000));
-    await pass(owner.accountId);
-    const [settled] = await stack.sql`select max(settled_at) as at from payments where merchant_id = ${merchant}`;
-    await moveClock(owner, new Date(settleAtFor(new Date(settled!.at), 1).getTime() + 1000));
+    // Settled together, then disputed together: one run opens all three.
+    const { as: owner, merchant } = await chargebacksToDispute('Stuck disputes', 3);
     expect(await pass(owner.accountId)).toMatchObject({ opened: 3 });
     const ids = (await stack.sql`select id from disputes where merchant_id = ${merchant} order by id`).map(
       (row) => row.id as string,
